@@ -1,0 +1,496 @@
+/*
+ * uda — a device memory allocator for Linux graphics.
+ *
+ * Public C API. Every object is opaque and belongs to the uda_context it was
+ * created from. Conventions used throughout:
+ *
+ * - Every entry point returns a uda_result; on failure a human-readable
+ *   message for the calling thread is available from uda_context_get_error().
+ * - Output pointers are written only on success.
+ * - Every _create has a _destroy that accepts NULL.
+ * - Structs that may grow start with `type` and `next` (the Vulkan
+ *   sType/pNext pattern): `type` names the struct, `next` points at an
+ *   extension struct or is NULL. Unknown extension structs are rejected.
+ * - Two-call enumeration: pass NULL for the array to learn the count.
+ */
+#ifndef UDA_H
+#define UDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uda/uda_version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define UDA_API __attribute__((visibility("default")))
+#else
+#define UDA_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+
+typedef enum uda_result {
+	UDA_SUCCESS = 0,
+	/* A NULL pointer, a zero or out-of-range value, a wrong `type`. */
+	UDA_ERROR_INVALID_ARGUMENT = -1,
+	UDA_ERROR_OUT_OF_MEMORY = -2,
+	/* Serialized input that is truncated, oversized, of another version
+	 * or internally inconsistent. */
+	UDA_ERROR_INVALID_DATA = -3,
+	/* A format, handle type or feature this library or device lacks. */
+	UDA_ERROR_UNSUPPORTED = -4,
+	/* Negotiation found no capability set every device accepts. */
+	UDA_ERROR_INCOMPATIBLE = -5,
+	/* A lookup (device UUID, ...) matched nothing. */
+	UDA_ERROR_NOT_FOUND = -6,
+	/* The object already exists (a device UUID registered twice). */
+	UDA_ERROR_EXISTS = -7,
+	/* An arithmetic result (size, count, alignment) does not fit. */
+	UDA_ERROR_OVERFLOW = -8,
+	/* The output buffer is too small; the needed size was reported. */
+	UDA_ERROR_BUFFER_TOO_SMALL = -9,
+	/* A backend failed for its own reasons (see the message). */
+	UDA_ERROR_BACKEND = -10,
+} uda_result;
+
+/* Static name of a result, "UDA_ERROR_INVALID_DATA" etc.; never NULL. */
+UDA_API const char *uda_result_to_string(uda_result result);
+
+/* ------------------------------------------------------------------------ */
+/* Structure types (the `type` field of extensible structs)                 */
+
+typedef enum uda_structure_type {
+	UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO = 1,
+	UDA_STRUCTURE_TYPE_ASSERTION = 2,
+	UDA_STRUCTURE_TYPE_USAGE = 3,
+	UDA_STRUCTURE_TYPE_DEVICE_INFO = 4,
+	UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO = 5,
+	UDA_STRUCTURE_TYPE_NEGOTIATION_INFO = 6,
+	UDA_STRUCTURE_TYPE_ALLOCATION_METADATA = 7,
+} uda_structure_type;
+
+#define UDA_UUID_SIZE 16
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+
+typedef struct uda_context uda_context;
+
+typedef enum uda_log_level {
+	UDA_LOG_ERROR = 1,
+	UDA_LOG_WARNING = 2,
+	UDA_LOG_INFO = 3,
+	UDA_LOG_DEBUG = 4,
+} uda_log_level;
+
+/* Called from whichever thread logs; must be thread-safe if the context is
+ * used from several threads. `message` is valid for the call only. */
+typedef void (*uda_log_callback)(uda_log_level level, const char *message, void *user_data);
+
+typedef struct uda_context_create_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO */
+	const void *next;
+	/* Messages at or below this level reach log_callback; 0 means
+	 * UDA_LOG_WARNING. */
+	uda_log_level log_level;
+	uda_log_callback log_callback; /* NULL: no logging */
+	void *log_user_data;
+} uda_context_create_info;
+
+/* info may be NULL for defaults. */
+UDA_API uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context);
+/* Destroys the context and the devices registered with it. Builders and
+ * lists are the caller's and must be destroyed first. */
+UDA_API void uda_context_destroy(uda_context *context);
+
+/* The message of the most recent failed call made on this context by the
+ * calling thread, or "" if there is none. Valid until the next call on
+ * this context from this thread. Never NULL for a non-NULL context. */
+UDA_API const char *uda_context_get_error(const uda_context *context);
+
+/* ------------------------------------------------------------------------ */
+/* Formats: DRM fourcc codes (drm_fourcc.h)                                  */
+
+#define UDA_MAX_PLANES 4
+
+typedef struct uda_format_plane_info {
+	uint32_t bytes_per_block;   /* bytes of one block of pixels */
+	uint32_t block_width;       /* pixels per block, horizontally */
+	uint32_t horizontal_subsampling;
+	uint32_t vertical_subsampling;
+} uda_format_plane_info;
+
+typedef struct uda_format_info {
+	uint32_t fourcc;
+	const char *name; /* "ARGB8888" */
+	uint32_t plane_count;
+	uda_format_plane_info planes[UDA_MAX_PLANES];
+	bool has_alpha;
+	bool is_yuv;
+	/* Matching VkFormat in memory layout, or 0 (VK_FORMAT_UNDEFINED). */
+	uint32_t vk_format;
+	/* Matching sized GL internal format, or 0 where GL has none (GL cannot
+	 * name BGR-ordered 10-bit or multi-planar YUV layouts). */
+	uint32_t gl_internal_format;
+} uda_format_info;
+
+/* UDA_ERROR_UNSUPPORTED for a fourcc the table lacks. */
+UDA_API uda_result uda_format_get_info(uint32_t fourcc, uda_format_info *out_info);
+/* Two-call enumeration of every fourcc in the table. */
+UDA_API uda_result uda_format_enumerate(uint32_t *count, uint32_t *fourccs);
+
+/* ------------------------------------------------------------------------ */
+/* Assertion and usage: what the caller wants                                */
+
+typedef struct uda_assertion {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_ASSERTION */
+	const void *next;
+	uint32_t width;  /* 1 .. UDA_MAX_DIMENSION */
+	uint32_t height; /* 1 .. UDA_MAX_DIMENSION */
+	uint32_t format; /* DRM fourcc from the format table */
+	/* 0 or the number of planes the caller expects (e.g. 1 for an NV12
+	 * layout that keeps both planes in one memory plane). */
+	uint32_t plane_count_hint;
+} uda_assertion;
+
+#define UDA_MAX_DIMENSION 65536u
+
+/* Vendor IDs of usage atoms and capabilities. Vendor-specific values are
+ * PCI vendor IDs (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel, ...); the core
+ * never interprets their names or payloads. */
+#define UDA_VENDOR_NONE 0x0000u
+
+typedef enum uda_usage_name {
+	UDA_USAGE_RENDER_TARGET = 1,
+	UDA_USAGE_SAMPLED = 2,
+	UDA_USAGE_STORAGE = 3,
+	UDA_USAGE_SCANOUT = 4,
+	UDA_USAGE_SCANOUT_CURSOR = 5,
+	UDA_USAGE_SCANOUT_OVERLAY = 6,
+	UDA_USAGE_VIDEO_DECODE = 7,
+	UDA_USAGE_VIDEO_ENCODE = 8,
+	/* CPU_READ and CPU_WRITE carry a 4-byte little-endian
+	 * uda_cpu_access_frequency payload; every other common atom has none. */
+	UDA_USAGE_CPU_READ = 9,
+	UDA_USAGE_CPU_WRITE = 10,
+	UDA_USAGE_TRANSFER_SRC = 11,
+	UDA_USAGE_TRANSFER_DST = 12,
+	UDA_USAGE_PROTECTED = 13,
+} uda_usage_name;
+
+typedef enum uda_cpu_access_frequency {
+	UDA_CPU_ACCESS_NEVER = 0,
+	UDA_CPU_ACCESS_RARELY = 1,
+	UDA_CPU_ACCESS_OFTEN = 2,
+} uda_cpu_access_frequency;
+
+typedef struct uda_usage_atom {
+	uint16_t vendor; /* UDA_VENDOR_NONE for uda_usage_name atoms */
+	uint16_t name;
+	uint32_t length; /* payload bytes, at most UDA_MAX_PAYLOAD_SIZE */
+	const void *payload;
+} uda_usage_atom;
+
+typedef struct uda_usage {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_USAGE */
+	const void *next;
+	uint32_t atom_count; /* 1 .. UDA_MAX_USAGE_ATOMS */
+	const uda_usage_atom *atoms;
+} uda_usage;
+
+#define UDA_MAX_USAGE_ATOMS 64u
+
+/* ------------------------------------------------------------------------ */
+/* Constraints: numeric limits with core-defined merge rules                 */
+
+typedef enum uda_constraint {
+	/* Merged by least common multiple. */
+	UDA_CONSTRAINT_ADDRESS_ALIGNMENT = 0, /* base address; power of two */
+	UDA_CONSTRAINT_PITCH_ALIGNMENT = 1,   /* row pitch in bytes; any value */
+	UDA_CONSTRAINT_OFFSET_ALIGNMENT = 2,  /* offset of image data; any value */
+	UDA_CONSTRAINT_SIZE_ALIGNMENT = 3,    /* total size; power of two */
+	UDA_CONSTRAINT_PLANE_ALIGNMENT = 4,   /* start of each plane; power of two */
+	/* Merged by minimum. */
+	UDA_CONSTRAINT_MAX_PITCH = 5,
+	UDA_CONSTRAINT_MAX_WIDTH = 6,
+	UDA_CONSTRAINT_MAX_HEIGHT = 7,
+	UDA_CONSTRAINT_MAX_SIZE = 8,
+	UDA_CONSTRAINT_MAX_PLANES = 9,
+	/* Merged by maximum. */
+	UDA_CONSTRAINT_MIN_PITCH = 10,
+	UDA_CONSTRAINT_COUNT = 11,
+} uda_constraint;
+
+/* Static name, "PITCH_ALIGNMENT"; NULL for an unknown constraint. */
+UDA_API const char *uda_constraint_to_string(uda_constraint constraint);
+
+/* ------------------------------------------------------------------------ */
+/* Capabilities: opaque, vendor-typed                                        */
+
+/* Intersection fails if it would drop a REQUIRED capability. */
+#define UDA_CAPABILITY_FLAG_REQUIRED 0x1u
+/* Device-local: passes through intersection tagged with its owner's
+ * device UUID; only the owner acts on it. */
+#define UDA_CAPABILITY_FLAG_LOCAL 0x2u
+#define UDA_CAPABILITY_FLAGS_ALL 0x3u
+
+/* Names of the common capabilities (vendor UDA_VENDOR_NONE). Every
+ * capability set carries exactly one layout capability (LAYOUT or
+ * LAYOUT_OPAQUE), which may not be LOCAL. */
+typedef enum uda_capability_name {
+	/* payload: uint64_t DRM format modifier, little-endian (8 bytes);
+	 * DRM_FORMAT_MOD_LINEAR is pitch linear. */
+	UDA_CAPABILITY_LAYOUT = 1,
+	/* payload: 16-byte driver UUID followed by driver-private bytes; valid
+	 * only between devices whose driver UUID matches. */
+	UDA_CAPABILITY_LAYOUT_OPAQUE = 2,
+	/* payload: uint32_t uda_handle_type, little-endian; one capability per
+	 * handle type the memory can be exported or imported as. */
+	UDA_CAPABILITY_HANDLE = 3,
+	/* payload: uint32_t uda_placement, little-endian. */
+	UDA_CAPABILITY_PLACEMENT = 4,
+	/* payload: uint32_t uda_cpu_access, little-endian. */
+	UDA_CAPABILITY_CPU_ACCESS = 5,
+} uda_capability_name;
+
+typedef enum uda_handle_type {
+	UDA_HANDLE_TYPE_NONE = 0,
+	UDA_HANDLE_TYPE_DMA_BUF = 1,
+	UDA_HANDLE_TYPE_OPAQUE_FD = 2,
+	UDA_HANDLE_TYPE_MEMFD = 3,
+} uda_handle_type;
+
+typedef enum uda_placement {
+	UDA_PLACEMENT_SYSTEM = 1,
+	UDA_PLACEMENT_DEVICE_LOCAL = 2,
+	UDA_PLACEMENT_CONTIGUOUS = 3,
+	UDA_PLACEMENT_PROTECTED = 4,
+} uda_placement;
+
+typedef enum uda_cpu_access {
+	UDA_CPU_ACCESS_MAPPABLE = 1,
+	UDA_CPU_ACCESS_COHERENT = 2,
+} uda_cpu_access;
+
+#define UDA_MAX_PAYLOAD_SIZE 4096u
+#define UDA_MAX_CAPABILITIES_PER_SET 256u
+
+typedef struct uda_capability {
+	uint16_t vendor;
+	uint16_t name;
+	uint32_t flags;  /* UDA_CAPABILITY_FLAG_* */
+	uint32_t length; /* payload bytes, 0 .. UDA_MAX_PAYLOAD_SIZE */
+	const void *payload;
+	/* LOCAL capabilities only: the device that owns it. All zero means
+	 * "not yet tagged"; uda_negotiate tags a device's LOCAL capabilities
+	 * with that device's UUID. */
+	uint8_t owner_uuid[UDA_UUID_SIZE];
+} uda_capability;
+
+/* ------------------------------------------------------------------------ */
+/* Capability sets and ordered lists of them                                 */
+
+/* A mutable scratch object that collects one set's constraints and
+ * capabilities; appending it to a list copies, validates and canonicalizes
+ * its contents. */
+typedef struct uda_capability_set_builder uda_capability_set_builder;
+
+/* An ordered list of capability sets, best first. Immutable except for
+ * uda_capability_set_list_append_set. */
+typedef struct uda_capability_set_list uda_capability_set_list;
+
+UDA_API uda_result uda_capability_set_builder_create(uda_context *context,
+                                                     uda_capability_set_builder **out_builder);
+UDA_API void uda_capability_set_builder_destroy(uda_capability_set_builder *builder);
+/* Forgets every constraint and capability added so far. */
+UDA_API uda_result uda_capability_set_builder_reset(uda_capability_set_builder *builder);
+/* Sets (or replaces) one constraint. Alignments must be non-zero, and a
+ * power of two where uda_constraint says so; maxima must be non-zero. */
+UDA_API uda_result uda_capability_set_builder_set_constraint(uda_capability_set_builder *builder,
+                                                             uda_constraint constraint, uint64_t value);
+/* Copies the capability (payload included). A capability equal to one
+ * already added (same vendor, name, length, payload, LOCAL owner) is an
+ * error. */
+UDA_API uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder *builder,
+                                                             const uda_capability *capability);
+/* Shorthand for a UDA_CAPABILITY_LAYOUT capability with this modifier. */
+UDA_API uda_result uda_capability_set_builder_add_layout(uda_capability_set_builder *builder,
+                                                         uint64_t drm_format_modifier, uint32_t flags);
+/* Shorthand for a common capability with a 4-byte little-endian payload
+ * (HANDLE, PLACEMENT, CPU_ACCESS). */
+UDA_API uda_result uda_capability_set_builder_add_u32(uda_capability_set_builder *builder,
+                                                      uda_capability_name name, uint32_t value,
+                                                      uint32_t flags);
+
+UDA_API uda_result uda_capability_set_list_create(uda_context *context,
+                                                  uda_capability_set_list **out_list);
+UDA_API void uda_capability_set_list_destroy(uda_capability_set_list *list);
+/* Appends the builder's set at the end (lowest preference). Fails if the
+ * set does not have exactly one layout capability, if its constraints
+ * contradict each other (min pitch above max pitch, no pitch multiple of
+ * the pitch alignment within the bounds), or if the list is full. The
+ * builder is left unchanged. */
+UDA_API uda_result uda_capability_set_list_append_set(uda_capability_set_list *list,
+                                                      const uda_capability_set_builder *builder);
+/* Appends a copy of set `set_index` of `source` (same context) at the end
+ * of `list`; backends use it to answer from sets they computed once. */
+UDA_API uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list,
+                                                       const uda_capability_set_list *source,
+                                                       uint32_t set_index);
+/* A deep copy, for keeping a list beyond the life of its source. */
+UDA_API uda_result uda_capability_set_list_copy(const uda_capability_set_list *list,
+                                                uda_capability_set_list **out_copy);
+
+UDA_API uda_result uda_capability_set_list_get_count(const uda_capability_set_list *list,
+                                                     uint32_t *out_count);
+/* *out_present tells whether the set has the constraint; *out_value is
+ * written only when it does. */
+UDA_API uda_result uda_capability_set_list_get_constraint(const uda_capability_set_list *list,
+                                                          uint32_t set_index, uda_constraint constraint,
+                                                          bool *out_present, uint64_t *out_value);
+UDA_API uda_result uda_capability_set_list_get_capability_count(const uda_capability_set_list *list,
+                                                                uint32_t set_index, uint32_t *out_count);
+/* Capabilities of a set are kept in a canonical order (vendor, name,
+ * payload, then LOCAL ones), not in the order they were added. The payload
+ * pointer stays valid as long as the list lives. */
+UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list,
+                                                          uint32_t set_index, uint32_t capability_index,
+                                                          uda_capability *out_capability);
+/* The set's one layout capability. */
+UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list,
+                                                      uint32_t set_index, uda_capability *out_capability);
+/* *out_equal tells whether two sets hold the same constraints and the
+ * same capabilities with the same flags and owners. */
+UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_list *a, uint32_t a_index,
+                                                      const uda_capability_set_list *b, uint32_t b_index,
+                                                      bool *out_equal);
+
+/* Every compatible pair (a set of `a`, a set of `b`), ordered by a's
+ * preference then b's, failures dropped, duplicates removed. Capabilities
+ * in both are kept (flags OR-ed); one present on one side only is dropped,
+ * or fails the pair if REQUIRED; LOCAL ones pass through. Constraints merge
+ * through the core's table; one present on one side passes unchanged; an
+ * impossible merge fails the pair. An empty result is a success with an
+ * empty list. Both lists must belong to the same context. */
+UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a,
+                                                     const uda_capability_set_list *b,
+                                                     uda_capability_set_list **out_result);
+
+/* Serialized form: versioned, little-endian, length-prefixed, at most
+ * UDA_MAX_SERIALIZED_SIZE bytes. With data == NULL only *out_size is
+ * written; with a buffer shorter than needed, *out_size receives the needed
+ * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. */
+#define UDA_MAX_SERIALIZED_SIZE (16u * 1024u * 1024u)
+#define UDA_MAX_SETS_PER_LIST 65536u
+
+UDA_API uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list, void *data,
+                                                     size_t capacity, size_t *out_size);
+/* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA. */
+UDA_API uda_result uda_capability_set_list_deserialize(uda_context *context, const void *data, size_t size,
+                                                       uda_capability_set_list **out_list);
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                   */
+
+typedef struct uda_device uda_device;
+
+typedef struct uda_device_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_DEVICE_INFO */
+	const void *next;
+	/* VkPhysicalDeviceIDProperties::deviceUUID / GL_DEVICE_UUID_EXT. */
+	uint8_t device_uuid[UDA_UUID_SIZE];
+	/* VkPhysicalDeviceIDProperties::driverUUID / GL_DRIVER_UUID_EXT. */
+	uint8_t driver_uuid[UDA_UUID_SIZE];
+	const char *name;         /* valid while the device lives */
+	const char *backend_name; /* valid while the device lives */
+} uda_device_info;
+
+/* Two-call enumeration, in registration order. */
+UDA_API uda_result uda_context_enumerate_devices(uda_context *context, uint32_t *count, uda_device **devices);
+UDA_API uda_result uda_context_find_device(uda_context *context, const uint8_t device_uuid[UDA_UUID_SIZE],
+                                           uda_device **out_device);
+/* The caller sets out_info->type; the rest is written. */
+UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
+/* The device's capability sets for the assertion and usage, best first,
+ * LOCAL capabilities tagged with this device's UUID. A device that cannot
+ * serve the request at all returns UDA_ERROR_UNSUPPORTED. */
+UDA_API uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion,
+                                                  const uda_usage *usage,
+                                                  uda_capability_set_list **out_list);
+
+/* ------------------------------------------------------------------------ */
+/* Negotiation                                                               */
+
+typedef struct uda_device_usage {
+	uda_device *device;
+	const uda_usage *usage;
+} uda_device_usage;
+
+typedef struct uda_negotiation_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_NEGOTIATION_INFO */
+	const void *next;
+	const uda_assertion *assertion;
+	uint32_t device_count; /* 1 .. UDA_MAX_NEGOTIATION_DEVICES */
+	const uda_device_usage *devices;
+} uda_negotiation_info;
+
+#define UDA_MAX_NEGOTIATION_DEVICES 32u
+
+/* Asks every device for its sets, drops the sets that cannot hold the
+ * assertion (max width/height/planes/pitch), and intersects the lists
+ * left to right, stopping as soon as nothing is left. On success the list
+ * holds at least one set, best first; if nothing is common the result is
+ * UDA_ERROR_INCOMPATIBLE and the message names the device at which the
+ * intersection became empty. */
+UDA_API uda_result uda_negotiate(uda_context *context, const uda_negotiation_info *info,
+                                 uda_capability_set_list **out_list);
+
+/* ------------------------------------------------------------------------ */
+/* Allocation metadata: what an importer needs to know about memory         */
+
+typedef struct uda_plane_layout {
+	uint64_t offset; /* bytes from the start of the memory */
+	uint64_t pitch;  /* bytes per row */
+} uda_plane_layout;
+
+typedef struct uda_allocation_metadata {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_ALLOCATION_METADATA */
+	const void *next;
+	uint32_t width;
+	uint32_t height;
+	uint32_t format; /* DRM fourcc */
+	uda_handle_type handle_type;
+	uint64_t size; /* bytes of memory behind the handle */
+	uint32_t plane_count;
+	uda_plane_layout planes[UDA_MAX_PLANES];
+	/* The device that allocated the memory. */
+	uint8_t device_uuid[UDA_UUID_SIZE];
+	uint8_t driver_uuid[UDA_UUID_SIZE];
+} uda_allocation_metadata;
+
+/* Serializes the metadata together with the capability set it satisfies
+ * (set_index of set_list). Same buffer conventions as list
+ * serialization. Fails if the metadata is inconsistent (planes outside
+ * size, plane count against the format). */
+UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context,
+                                                     const uda_allocation_metadata *metadata,
+                                                     const uda_capability_set_list *set_list,
+                                                     uint32_t set_index, void *data, size_t capacity,
+                                                     size_t *out_size);
+/* Untrusted input. On success *out_metadata is filled (type set, next
+ * NULL) and *out_set_list receives a new one-set list the caller owns. */
+UDA_API uda_result uda_allocation_metadata_deserialize(uda_context *context, const void *data, size_t size,
+                                                       uda_allocation_metadata *out_metadata,
+                                                       uda_capability_set_list **out_set_list);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDA_H */

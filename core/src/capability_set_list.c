@@ -1,0 +1,374 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "capability_set_list.h"
+#include "hash.h"
+
+uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **out)
+{
+	uda_capability_set_list *list = calloc(1, sizeof(*list));
+	if (!list)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	list->ctx = ctx;
+	*out = list;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_create(uda_context *ctx, uda_capability_set_list **out_list)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_list);
+	return capability_set_list_new(ctx, out_list);
+}
+
+void uda_capability_set_list_destroy(uda_capability_set_list *list)
+{
+	if (!list)
+		return;
+	free(list->sets);
+	free(list->caps);
+	free(list->payload);
+	free(list);
+}
+
+static bool grow(void **array, uint32_t *capacity, uint64_t needed, size_t element_size)
+{
+	if (needed <= *capacity)
+		return true;
+	if (needed > UINT32_MAX / 2)
+		return false;
+	uint64_t new_capacity = *capacity ? *capacity : 16;
+	while (new_capacity < needed)
+		new_capacity *= 2;
+	void *grown = realloc(*array, (size_t)new_capacity * element_size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*capacity = (uint32_t)new_capacity;
+	return true;
+}
+
+bool list_reserve(struct uda_capability_set_list *list, uint32_t extra_sets, uint32_t extra_caps,
+                  uint32_t extra_payload)
+{
+	return grow((void **)&list->sets, &list->set_capacity, (uint64_t)list->set_count + extra_sets,
+	            sizeof(*list->sets)) &&
+	       grow((void **)&list->caps, &list->cap_capacity, (uint64_t)list->cap_count + extra_caps,
+	            sizeof(*list->caps)) &&
+	       grow((void **)&list->payload, &list->payload_capacity, (uint64_t)list->payload_size + extra_payload,
+	            1);
+}
+
+uint64_t capability_set_hash(const struct uda_capability_set_list *list, const struct uda_capability_set_record *set)
+{
+	uint64_t h = uda_hash_mix(UDA_HASH_SEED, set->constraints.present);
+	for (uda_constraint_mask m = set->constraints.present; m; m &= m - 1)
+		h = uda_hash_mix(h, set->constraints.value[__builtin_ctz(m)]);
+	for (uint32_t i = 0; i < set->cap_count; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		h = uda_hash_mix(h, cap->hash ^ ((uint64_t)cap->flags << 32));
+		if (cap->flags & UDA_CAPABILITY_FLAG_LOCAL)
+			h = uda_hash_bytes(h, cap->owner_uuid, UDA_UUID_SIZE);
+	}
+	return h;
+}
+
+bool capability_sets_equal(const struct uda_capability_set_list *la, const struct uda_capability_set_record *a,
+                           const struct uda_capability_set_list *lb, const struct uda_capability_set_record *b)
+{
+	if (a->hash != b->hash || a->cap_count != b->cap_count || a->constraints.present != b->constraints.present)
+		return false;
+	for (uda_constraint_mask m = a->constraints.present; m; m &= m - 1) {
+		int c = __builtin_ctz(m);
+		if (a->constraints.value[c] != b->constraints.value[c])
+			return false;
+	}
+	for (uint32_t i = 0; i < a->cap_count; i++) {
+		const struct uda_capability_record *ca = &la->caps[a->cap_first + i];
+		const struct uda_capability_record *cb = &lb->caps[b->cap_first + i];
+		if (ca->flags != cb->flags ||
+		    capability_key_compare(capability_payload(la, ca), ca, capability_payload(lb, cb), cb) != 0)
+			return false;
+	}
+	return true;
+}
+
+bool capability_set_finish(const struct uda_capability_set_list *list, struct uda_capability_set_record *set,
+                           const char **why)
+{
+	uint32_t layouts = 0;
+	set->local_first = set->cap_count;
+	set->payload_bytes = 0;
+	for (uint32_t i = 0; i < set->cap_count; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		if ((cap->flags & UDA_CAPABILITY_FLAG_LOCAL) && set->local_first == set->cap_count)
+			set->local_first = i;
+		if (capability_is_layout(cap->vendor, cap->name)) {
+			layouts++;
+			set->layout_index = i;
+		}
+		set->payload_bytes += cap->length;
+	}
+	if (layouts != 1) {
+		*why = layouts ? "a set has more than one layout capability" : "a set has no layout capability";
+		return false;
+	}
+	if (!uda_constraint_values_consistent(&set->constraints, why))
+		return false;
+	set->hash = capability_set_hash(list, set);
+	return true;
+}
+
+/* Insertion sort: sets hold a few capabilities, and it needs no
+ * comparison context (qsort_r is not portable). */
+static void sort_set_capabilities(struct uda_capability_set_list *list, struct uda_capability_set_record *set)
+{
+	struct uda_capability_record *caps = &list->caps[set->cap_first];
+	for (uint32_t i = 1; i < set->cap_count; i++) {
+		struct uda_capability_record key = caps[i];
+		uint32_t j = i;
+		while (j > 0 && capability_key_compare(capability_payload(list, &caps[j - 1]), &caps[j - 1],
+		                                       capability_payload(list, &key), &key) > 0) {
+			caps[j] = caps[j - 1];
+			j--;
+		}
+		caps[j] = key;
+	}
+}
+
+uda_result uda_capability_set_list_append_set(uda_capability_set_list *list, const uda_capability_set_builder *builder)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, builder);
+	UDA_CHECK_ARG(list->ctx, builder->ctx == list->ctx);
+	if (list->set_count >= UDA_MAX_SETS_PER_LIST)
+		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW, "a list holds at most %u sets",
+		                             UDA_MAX_SETS_PER_LIST);
+	if (!list_reserve(list, 1, builder->cap_count, builder->payload_size))
+		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+
+	struct uda_capability_set_record *set = &list->sets[list->set_count];
+	memset(set, 0, sizeof(*set));
+	set->cap_first = list->cap_count;
+	set->cap_count = builder->cap_count;
+	set->constraints = builder->constraints;
+	for (uint32_t i = 0; i < builder->cap_count; i++) {
+		struct uda_capability_record cap = builder->caps[i];
+		memcpy(list->payload + list->payload_size + cap.payload_offset, builder->payload + cap.payload_offset,
+		       cap.length);
+		cap.payload_offset += list->payload_size;
+		list->caps[set->cap_first + i] = cap;
+	}
+	sort_set_capabilities(list, set);
+
+	const char *why;
+	if (!capability_set_finish(list, set, &why))
+		return uda_context_set_error(list->ctx, UDA_ERROR_INVALID_ARGUMENT, "invalid capability set: %s", why);
+	list->cap_count += builder->cap_count;
+	list->payload_size += builder->payload_size;
+	list->set_count++;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list, const uda_capability_set_list *source,
+                                               uint32_t set_index)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, source && source->ctx == list->ctx);
+	if (set_index >= source->set_count)
+		return uda_context_set_error(list->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "set index %u out of range (list holds %u)", set_index, source->set_count);
+	if (list->set_count >= UDA_MAX_SETS_PER_LIST)
+		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW, "a list holds at most %u sets",
+		                             UDA_MAX_SETS_PER_LIST);
+	const struct uda_capability_set_record *src = &source->sets[set_index];
+	if (!list_reserve(list, 1, src->cap_count, src->payload_bytes))
+		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	struct uda_capability_set_record *set = &list->sets[list->set_count++];
+	*set = *src;
+	set->cap_first = list->cap_count;
+	for (uint32_t i = 0; i < src->cap_count; i++) {
+		struct uda_capability_record cap = source->caps[src->cap_first + i];
+		memcpy(list->payload + list->payload_size, capability_payload(source, &cap), cap.length);
+		cap.payload_offset = list->payload_size;
+		list->payload_size += cap.length;
+		list->caps[list->cap_count++] = cap;
+	}
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_copy(const uda_capability_set_list *list, uda_capability_set_list **out_copy)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_copy);
+	uda_capability_set_list *copy = NULL;
+	uda_result result = capability_set_list_new(list->ctx, &copy);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (!list_reserve(copy, list->set_count, list->cap_count, list->payload_size)) {
+		uda_capability_set_list_destroy(copy);
+		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	if (list->set_count)
+		memcpy(copy->sets, list->sets, list->set_count * sizeof(*list->sets));
+	if (list->cap_count)
+		memcpy(copy->caps, list->caps, list->cap_count * sizeof(*list->caps));
+	if (list->payload_size)
+		memcpy(copy->payload, list->payload, list->payload_size);
+	copy->set_count = list->set_count;
+	copy->cap_count = list->cap_count;
+	copy->payload_size = list->payload_size;
+	*out_copy = copy;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_get_count(const uda_capability_set_list *list, uint32_t *out_count)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_count);
+	*out_count = list->set_count;
+	return UDA_SUCCESS;
+}
+
+static uda_result check_set_index(const uda_capability_set_list *list, uint32_t set_index)
+{
+	if (set_index >= list->set_count)
+		return uda_context_set_error(list->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "set index %u out of range (list holds %u)", set_index, list->set_count);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_get_constraint(const uda_capability_set_list *list, uint32_t set_index,
+                                                  uda_constraint constraint, bool *out_present, uint64_t *out_value)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_present && out_value);
+	UDA_CHECK_ARG(list->ctx, (unsigned)constraint < UDA_CONSTRAINT_COUNT);
+	uda_result result = check_set_index(list, set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	const struct uda_constraint_values *values = &list->sets[set_index].constraints;
+	*out_present = (values->present & (1u << constraint)) != 0;
+	if (*out_present)
+		*out_value = values->value[constraint];
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_get_capability_count(const uda_capability_set_list *list, uint32_t set_index,
+                                                        uint32_t *out_count)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_count);
+	uda_result result = check_set_index(list, set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	*out_count = list->sets[set_index].cap_count;
+	return UDA_SUCCESS;
+}
+
+static void capability_to_public(const uda_capability_set_list *list, const struct uda_capability_record *cap,
+                                 uda_capability *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->vendor = cap->vendor;
+	out->name = cap->name;
+	out->flags = cap->flags;
+	out->length = cap->length;
+	out->payload = cap->length ? capability_payload(list, cap) : NULL;
+	memcpy(out->owner_uuid, cap->owner_uuid, UDA_UUID_SIZE);
+}
+
+uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list, uint32_t set_index,
+                                                  uint32_t capability_index, uda_capability *out_capability)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_capability);
+	uda_result result = check_set_index(list, set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	const struct uda_capability_set_record *set = &list->sets[set_index];
+	if (capability_index >= set->cap_count)
+		return uda_context_set_error(list->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "capability index %u out of range (set holds %u)", capability_index,
+		                             set->cap_count);
+	capability_to_public(list, &list->caps[set->cap_first + capability_index], out_capability);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list, uint32_t set_index,
+                                              uda_capability *out_capability)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_capability);
+	uda_result result = check_set_index(list, set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	const struct uda_capability_set_record *set = &list->sets[set_index];
+	capability_to_public(list, &list->caps[set->cap_first + set->layout_index], out_capability);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_capability_set_list_sets_equal(const uda_capability_set_list *a, uint32_t a_index,
+                                              const uda_capability_set_list *b, uint32_t b_index, bool *out_equal)
+{
+	if (!a || !b)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(a->ctx, out_equal);
+	uda_result result = check_set_index(a, a_index);
+	if (result == UDA_SUCCESS)
+		result = check_set_index(b, b_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	*out_equal = capability_sets_equal(a, &a->sets[a_index], b, &b->sets[b_index]);
+	return UDA_SUCCESS;
+}
+
+void capability_set_list_tag_local(uda_capability_set_list *list, const uint8_t owner_uuid[UDA_UUID_SIZE])
+{
+	for (uint32_t s = 0; s < list->set_count; s++) {
+		struct uda_capability_set_record *set = &list->sets[s];
+		if (set->local_first == set->cap_count)
+			continue;
+		struct uda_capability_record *caps = &list->caps[set->cap_first];
+		for (uint32_t i = set->local_first; i < set->cap_count; i++)
+			memcpy(caps[i].owner_uuid, owner_uuid, UDA_UUID_SIZE);
+		/* Re-owning can make two LOCAL capabilities equal: keep one. */
+		sort_set_capabilities(list, set);
+		uint32_t kept = set->local_first + 1;
+		for (uint32_t i = set->local_first + 1; i < set->cap_count; i++) {
+			struct uda_capability_record *last = &caps[kept - 1];
+			if (capability_key_compare(capability_payload(list, last), last, capability_payload(list, &caps[i]),
+			                           &caps[i]) == 0)
+				last->flags |= caps[i].flags;
+			else
+				caps[kept++] = caps[i];
+		}
+		set->cap_count = kept;
+		const char *why;
+		/* Cannot fail: layouts and constraints are untouched. */
+		(void)capability_set_finish(list, set, &why);
+	}
+}
+
+void capability_set_list_filter(uda_capability_set_list *list,
+                                bool (*keep)(const struct uda_capability_set_record *set, const void *data),
+                                const void *data)
+{
+	/* Capabilities and payloads of dropped sets stay in the pools
+	 * unreferenced; compacting them is not worth the copies. */
+	uint32_t kept = 0;
+	for (uint32_t s = 0; s < list->set_count; s++) {
+		if (keep(&list->sets[s], data))
+			list->sets[kept++] = list->sets[s];
+	}
+	list->set_count = kept;
+}

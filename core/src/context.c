@@ -1,0 +1,129 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context)
+{
+	if (!out_context)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	if (info && (info->type != UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO || info->next))
+		return UDA_ERROR_INVALID_ARGUMENT;
+	if (info && (info->log_level < 0 || info->log_level > UDA_LOG_DEBUG))
+		return UDA_ERROR_INVALID_ARGUMENT;
+
+	uda_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return UDA_ERROR_OUT_OF_MEMORY;
+	ctx->log_level = UDA_LOG_WARNING;
+	if (info) {
+		if (info->log_level)
+			ctx->log_level = info->log_level;
+		ctx->log_callback = info->log_callback;
+		ctx->log_user_data = info->log_user_data;
+	}
+	if (pthread_mutex_init(&ctx->error_lock, NULL) != 0) {
+		free(ctx);
+		return UDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (pthread_mutex_init(&ctx->device_lock, NULL) != 0) {
+		pthread_mutex_destroy(&ctx->error_lock);
+		free(ctx);
+		return UDA_ERROR_OUT_OF_MEMORY;
+	}
+	*out_context = ctx;
+	return UDA_SUCCESS;
+}
+
+void uda_context_destroy(uda_context *ctx)
+{
+	if (!ctx)
+		return;
+	/* Reverse registration order, so a device registered on top of
+	 * another (same backend module) goes first. */
+	for (uint32_t i = ctx->device_count; i-- > 0;)
+		uda_device_destroy(ctx->devices[i]);
+	free(ctx->devices);
+	pthread_mutex_destroy(&ctx->device_lock);
+	pthread_mutex_destroy(&ctx->error_lock);
+	free(ctx);
+}
+
+static struct uda_error_slot *find_slot(uda_context *ctx, pthread_t self)
+{
+	for (int i = 0; i < UDA_ERROR_SLOT_COUNT; i++) {
+		struct uda_error_slot *slot = &ctx->error_slots[i];
+		if (slot->used && pthread_equal(slot->thread, self))
+			return slot;
+	}
+	return NULL;
+}
+
+static struct uda_error_slot *claim_slot(uda_context *ctx, pthread_t self)
+{
+	struct uda_error_slot *slot = find_slot(ctx, self);
+	if (slot)
+		return slot;
+	struct uda_error_slot *oldest = &ctx->error_slots[0];
+	for (int i = 0; i < UDA_ERROR_SLOT_COUNT; i++) {
+		slot = &ctx->error_slots[i];
+		if (!slot->used)
+			return slot;
+		if (slot->last_write < oldest->last_write)
+			oldest = slot;
+	}
+	return oldest;
+}
+
+uda_result uda_context_set_error(const uda_context *const_ctx, uda_result result, const char *format, ...)
+{
+	/* The error slots are the one piece of a context that read-only
+	 * objects (lists) still write to. */
+	uda_context *ctx = (uda_context *)const_ctx;
+	if (!ctx || !format)
+		return result;
+
+	char message[UDA_ERROR_MESSAGE_SIZE];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+
+	pthread_t self = pthread_self();
+	pthread_mutex_lock(&ctx->error_lock);
+	struct uda_error_slot *slot = claim_slot(ctx, self);
+	slot->used = true;
+	slot->thread = self;
+	slot->last_write = ++ctx->error_clock;
+	memcpy(slot->message, message, sizeof(message));
+	pthread_mutex_unlock(&ctx->error_lock);
+
+	uda_context_log(ctx, UDA_LOG_DEBUG, "%s: %s", uda_result_to_string(result), message);
+	return result;
+}
+
+const char *uda_context_get_error(const uda_context *const_ctx)
+{
+	uda_context *ctx = (uda_context *)const_ctx;
+	if (!ctx)
+		return "";
+	pthread_mutex_lock(&ctx->error_lock);
+	struct uda_error_slot *slot = find_slot(ctx, pthread_self());
+	const char *message = slot ? slot->message : "";
+	pthread_mutex_unlock(&ctx->error_lock);
+	return message;
+}
+
+void uda_context_log(const uda_context *ctx, uda_log_level level, const char *format, ...)
+{
+	if (!ctx || !format || !ctx->log_callback || level > ctx->log_level)
+		return;
+	char message[1024];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	ctx->log_callback(level, message, ctx->log_user_data);
+}

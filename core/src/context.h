@@ -1,0 +1,49 @@
+/* Private view of uda_context, shared by the core's source files. */
+#ifndef UDA_CONTEXT_PRIVATE_H
+#define UDA_CONTEXT_PRIVATE_H
+
+#include <pthread.h>
+
+#include <uda/uda_backend.h>
+
+#define UDA_ERROR_SLOT_COUNT 32
+#define UDA_ERROR_MESSAGE_SIZE 512
+
+/* One thread's last error message. Slots are recycled oldest-first when
+ * more threads than slots fail on one context. */
+struct uda_error_slot {
+	pthread_t thread;
+	uint64_t last_write;
+	bool used;
+	char message[UDA_ERROR_MESSAGE_SIZE];
+};
+
+struct uda_context {
+	uda_log_level log_level;
+	uda_log_callback log_callback;
+	void *log_user_data;
+
+	/* Guards the error slots; only failing calls and
+	 * uda_context_get_error take it. */
+	pthread_mutex_t error_lock;
+	struct uda_error_slot error_slots[UDA_ERROR_SLOT_COUNT];
+	uint64_t error_clock;
+
+	/* Guards the device array. */
+	pthread_mutex_t device_lock;
+	uda_device **devices;
+	uint32_t device_count;
+	uint32_t device_capacity;
+};
+
+/* Shorthand used on every entry point for a NULL argument. */
+#define UDA_CHECK_ARG(ctx, cond)                                                                   \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return uda_context_set_error((ctx), UDA_ERROR_INVALID_ARGUMENT,            \
+			                             "%s: invalid argument: %s", __func__, #cond); \
+	} while (0)
+
+void uda_device_destroy(uda_device *device);
+
+#endif

@@ -1,0 +1,179 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "capability_set_list.h"
+#include "device.h"
+#include "request.h"
+
+#define MAX_NAME_LENGTH 256
+
+static bool name_valid(const char *name)
+{
+	return name && name[0] && strnlen(name, MAX_NAME_LENGTH) < MAX_NAME_LENGTH;
+}
+
+uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info *info, uda_device **out_device)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, info);
+	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+	UDA_CHECK_ARG(ctx, info->next == NULL);
+	UDA_CHECK_ARG(ctx, name_valid(info->name));
+	UDA_CHECK_ARG(ctx, name_valid(info->backend_name));
+	UDA_CHECK_ARG(ctx, info->interface);
+	if (info->interface->version < UDA_DEVICE_INTERFACE_VERSION_1 || !info->interface->get_capability_sets)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "device %s: interface version %u without get_capability_sets",
+		                             info->name, info->interface->version);
+
+	uda_device *device = calloc(1, sizeof(*device));
+	if (!device)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	device->ctx = ctx;
+	memcpy(device->device_uuid, info->device_uuid, UDA_UUID_SIZE);
+	memcpy(device->driver_uuid, info->driver_uuid, UDA_UUID_SIZE);
+	device->name = strdup(info->name);
+	device->backend_name = strdup(info->backend_name);
+	device->impl = info->interface;
+	device->data = info->device_data;
+	if (!device->name || !device->backend_name) {
+		free(device->name);
+		free(device->backend_name);
+		free(device);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+
+	uda_result result = UDA_SUCCESS;
+	pthread_mutex_lock(&ctx->device_lock);
+	for (uint32_t i = 0; i < ctx->device_count; i++) {
+		if (memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0) {
+			result = uda_context_set_error(ctx, UDA_ERROR_EXISTS,
+			                               "device %s: UUID already registered by %s (%s)", info->name,
+			                               ctx->devices[i]->name, ctx->devices[i]->backend_name);
+			break;
+		}
+	}
+	if (result == UDA_SUCCESS && ctx->device_count == ctx->device_capacity) {
+		uint32_t capacity = ctx->device_capacity ? ctx->device_capacity * 2 : 4;
+		uda_device **devices = realloc(ctx->devices, capacity * sizeof(*devices));
+		if (devices) {
+			ctx->devices = devices;
+			ctx->device_capacity = capacity;
+		} else {
+			result = uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+		}
+	}
+	if (result == UDA_SUCCESS)
+		ctx->devices[ctx->device_count++] = device;
+	pthread_mutex_unlock(&ctx->device_lock);
+
+	if (result != UDA_SUCCESS) {
+		free(device->name);
+		free(device->backend_name);
+		free(device);
+		return result;
+	}
+	uda_context_log(ctx, UDA_LOG_INFO, "device %s (%s) registered", device->name, device->backend_name);
+	if (out_device)
+		*out_device = device;
+	return UDA_SUCCESS;
+}
+
+void uda_device_destroy(uda_device *device)
+{
+	if (!device)
+		return;
+	if (device->impl->destroy)
+		device->impl->destroy(device->data);
+	free(device->name);
+	free(device->backend_name);
+	free(device);
+}
+
+uda_result uda_context_enumerate_devices(uda_context *ctx, uint32_t *count, uda_device **devices)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, count);
+	pthread_mutex_lock(&ctx->device_lock);
+	uda_result result = UDA_SUCCESS;
+	if (!devices) {
+		*count = ctx->device_count;
+	} else {
+		uint32_t n = *count < ctx->device_count ? *count : ctx->device_count;
+		memcpy(devices, ctx->devices, n * sizeof(*devices));
+		if (n < ctx->device_count)
+			result = UDA_ERROR_BUFFER_TOO_SMALL;
+		*count = n;
+	}
+	pthread_mutex_unlock(&ctx->device_lock);
+	return result;
+}
+
+uda_result uda_context_find_device(uda_context *ctx, const uint8_t device_uuid[UDA_UUID_SIZE], uda_device **out_device)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, device_uuid && out_device);
+	uda_device *found = NULL;
+	pthread_mutex_lock(&ctx->device_lock);
+	for (uint32_t i = 0; i < ctx->device_count && !found; i++) {
+		if (memcmp(ctx->devices[i]->device_uuid, device_uuid, UDA_UUID_SIZE) == 0)
+			found = ctx->devices[i];
+	}
+	pthread_mutex_unlock(&ctx->device_lock);
+	if (!found)
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "no device with that UUID");
+	*out_device = found;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info)
+{
+	if (!device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(device->ctx, out_info);
+	UDA_CHECK_ARG(device->ctx, out_info->type == UDA_STRUCTURE_TYPE_DEVICE_INFO);
+	UDA_CHECK_ARG(device->ctx, out_info->next == NULL);
+	memcpy(out_info->device_uuid, device->device_uuid, UDA_UUID_SIZE);
+	memcpy(out_info->driver_uuid, device->driver_uuid, UDA_UUID_SIZE);
+	out_info->name = device->name;
+	out_info->backend_name = device->backend_name;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion,
+                                            const uda_usage *usage, uda_capability_set_list **out_list)
+{
+	uda_capability_set_list *list;
+	uda_result result = capability_set_list_new(device->ctx, &list);
+	if (result != UDA_SUCCESS)
+		return result;
+	result = device->impl->get_capability_sets(device->data, device->ctx, assertion, usage, list);
+	if (result == UDA_SUCCESS && list->set_count == 0)
+		result = uda_context_set_error(device->ctx, UDA_ERROR_UNSUPPORTED,
+		                               "device %s has no capability set for %ux%u format 0x%08x", device->name,
+		                               assertion->width, assertion->height, assertion->format);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(list);
+		return result;
+	}
+	capability_set_list_tag_local(list, device->device_uuid);
+	*out_list = list;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion, const uda_usage *usage,
+                                          uda_capability_set_list **out_list)
+{
+	if (!device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(device->ctx, out_list);
+	uda_result result = uda_assertion_validate(device->ctx, assertion);
+	if (result == UDA_SUCCESS)
+		result = uda_usage_validate(device->ctx, usage);
+	if (result != UDA_SUCCESS)
+		return result;
+	return uda_device_query_capability_sets(device, assertion, usage, out_list);
+}

@@ -1,0 +1,21 @@
+#ifndef UDA_DEVICE_PRIVATE_H
+#define UDA_DEVICE_PRIVATE_H
+
+#include "context.h"
+
+struct uda_device {
+	uda_context *ctx;
+	uint8_t device_uuid[UDA_UUID_SIZE];
+	uint8_t driver_uuid[UDA_UUID_SIZE];
+	char *name;
+	char *backend_name;
+	const uda_device_interface *impl;
+	void *data;
+};
+
+/* Fetches the device's list with validated arguments: LOCAL capabilities
+ * tagged with the device, UDA_ERROR_UNSUPPORTED for an empty answer. */
+uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion,
+                                            const uda_usage *usage, uda_capability_set_list **out_list);
+
+#endif

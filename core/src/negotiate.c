@@ -1,0 +1,153 @@
+/* uda_negotiate: fold the devices' capability-set lists into the sets all
+ * of them accept, for one assertion. */
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capability_set_list.h"
+#include "device.h"
+#include "request.h"
+
+struct assertion_fit {
+	const uda_assertion *assertion;
+	uda_format_info format;
+};
+
+static bool layout_is_linear(const uda_capability_set_list *list, const struct uda_capability_set_record *set)
+{
+	const struct uda_capability_record *layout = &list->caps[set->cap_first + set->layout_index];
+	if (layout->name != UDA_CAPABILITY_LAYOUT)
+		return false;
+	const uint8_t *p = capability_payload(list, layout);
+	uint64_t modifier = 0;
+	for (int i = 0; i < 8; i++)
+		modifier |= (uint64_t)p[i] << (8 * i);
+	return modifier == DRM_FORMAT_MOD_LINEAR;
+}
+
+/* Smallest pitch-linear footprint of the assertion under the set's
+ * constraints; false if the constraints cannot hold it at all. */
+static bool linear_fits(const struct assertion_fit *fit, const struct uda_constraint_values *c)
+{
+	const uint32_t has = c->present;
+	uint64_t total = 0;
+	for (uint32_t p = 0; p < fit->format.plane_count; p++) {
+		const uda_format_plane_info *plane = &fit->format.planes[p];
+		uint64_t w = (fit->assertion->width + plane->horizontal_subsampling - 1) / plane->horizontal_subsampling;
+		uint64_t h = (fit->assertion->height + plane->vertical_subsampling - 1) / plane->vertical_subsampling;
+		uint64_t pitch = (w + plane->block_width - 1) / plane->block_width * plane->bytes_per_block;
+		if (p == 0 && (has & (1u << UDA_CONSTRAINT_MIN_PITCH)) && pitch < c->value[UDA_CONSTRAINT_MIN_PITCH])
+			pitch = c->value[UDA_CONSTRAINT_MIN_PITCH];
+		if ((has & (1u << UDA_CONSTRAINT_PITCH_ALIGNMENT)) &&
+		    !uda_align_up_u64(pitch, c->value[UDA_CONSTRAINT_PITCH_ALIGNMENT], &pitch))
+			return false;
+		if ((has & (1u << UDA_CONSTRAINT_MAX_PITCH)) && pitch > c->value[UDA_CONSTRAINT_MAX_PITCH])
+			return false;
+		if ((has & (1u << UDA_CONSTRAINT_PLANE_ALIGNMENT)) && p > 0 &&
+		    !uda_align_up_u64(total, c->value[UDA_CONSTRAINT_PLANE_ALIGNMENT], &total))
+			return false;
+		uint64_t plane_size;
+		if (__builtin_mul_overflow(pitch, h, &plane_size) || __builtin_add_overflow(total, plane_size, &total))
+			return false;
+	}
+	return !(has & (1u << UDA_CONSTRAINT_MAX_SIZE)) || total <= c->value[UDA_CONSTRAINT_MAX_SIZE];
+}
+
+struct fit_filter {
+	const struct assertion_fit *fit;
+	const uda_capability_set_list *list;
+};
+
+static bool set_holds_assertion(const struct uda_capability_set_record *set, const void *data)
+{
+	const struct fit_filter *filter = data;
+	const struct assertion_fit *fit = filter->fit;
+	const struct uda_constraint_values *c = &set->constraints;
+	if ((c->present & (1u << UDA_CONSTRAINT_MAX_WIDTH)) && fit->assertion->width > c->value[UDA_CONSTRAINT_MAX_WIDTH])
+		return false;
+	if ((c->present & (1u << UDA_CONSTRAINT_MAX_HEIGHT)) &&
+	    fit->assertion->height > c->value[UDA_CONSTRAINT_MAX_HEIGHT])
+		return false;
+	uint32_t planes = fit->assertion->plane_count_hint ? fit->assertion->plane_count_hint : fit->format.plane_count;
+	if ((c->present & (1u << UDA_CONSTRAINT_MAX_PLANES)) && planes > c->value[UDA_CONSTRAINT_MAX_PLANES])
+		return false;
+	if (layout_is_linear(filter->list, set) && !linear_fits(fit, c))
+		return false;
+	return true;
+}
+
+static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *info)
+{
+	UDA_CHECK_ARG(ctx, info);
+	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_NEGOTIATION_INFO);
+	UDA_CHECK_ARG(ctx, info->next == NULL);
+	if (info->device_count == 0 || info->device_count > UDA_MAX_NEGOTIATION_DEVICES || !info->devices)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "negotiation needs 1..%u devices, got %u (array %p)",
+		                             UDA_MAX_NEGOTIATION_DEVICES, info->device_count, (const void *)info->devices);
+	uda_result result = uda_assertion_validate(ctx, info->assertion);
+	for (uint32_t i = 0; result == UDA_SUCCESS && i < info->device_count; i++) {
+		const uda_device_usage *entry = &info->devices[i];
+		if (!entry->device || entry->device->ctx != ctx)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "negotiation device %u is NULL or of another context", i);
+		result = uda_usage_validate(ctx, entry->usage);
+	}
+	return result;
+}
+
+uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda_capability_set_list **out_list)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_list);
+	uda_result result = validate_info(ctx, info);
+	if (result != UDA_SUCCESS)
+		return result;
+
+	struct assertion_fit fit = {.assertion = info->assertion};
+	uda_format_get_info(info->assertion->format, &fit.format);
+
+	uda_capability_set_list *folded = NULL;
+	for (uint32_t i = 0; i < info->device_count; i++) {
+		uda_device *device = info->devices[i].device;
+		uda_capability_set_list *list;
+		result = uda_device_query_capability_sets(device, info->assertion, info->devices[i].usage, &list);
+		if (result != UDA_SUCCESS)
+			break;
+		struct fit_filter filter = {&fit, list};
+		capability_set_list_filter(list, set_holds_assertion, &filter);
+		if (list->set_count == 0) {
+			uda_capability_set_list_destroy(list);
+			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
+			                               "device %u (%s): no capability set can hold %ux%u %s", i,
+			                               device->name, info->assertion->width, info->assertion->height,
+			                               fit.format.name);
+			break;
+		}
+		if (!folded) {
+			folded = list;
+			continue;
+		}
+		uda_capability_set_list *next;
+		result = uda_capability_set_list_intersect(folded, list, &next);
+		uda_capability_set_list_destroy(list);
+		uda_capability_set_list_destroy(folded);
+		folded = NULL;
+		if (result != UDA_SUCCESS)
+			break;
+		folded = next;
+		if (folded->set_count == 0) {
+			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
+			                               "device %u (%s) shares no capability set with devices 0..%u", i,
+			                               device->name, i - 1);
+			break;
+		}
+	}
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(folded);
+		return result;
+	}
+	*out_list = folded;
+	return UDA_SUCCESS;
+}
