@@ -16,9 +16,9 @@
 
 #include <uda/uda_backend.h>
 
-#define VENDOR_SIM 0x1234u /* a made-up PCI vendor for the simulated GPU */
+#define VENDOR_SIM          0x1234u /* a made-up PCI vendor for the simulated GPU */
 #define SIM_CAP_COMPRESSION 1
-#define SIM_MOD_TILED fourcc_mod_code(NONE, 0x00ffffffffffffull) /* unregistered */
+#define SIM_MOD_TILED       fourcc_mod_code(NONE, 0x00ffffffffffffull) /* unregistered */
 
 struct sim_set {
 	uint64_t modifier;
@@ -34,21 +34,21 @@ struct sim_device {
 };
 
 static const struct sim_set gpu_sets[] = {
-	{SIM_MOD_TILED, 256, 65536, 0, 16384, true},
-	{DRM_FORMAT_MOD_LINEAR, 256, 4096, 0, 16384, false},
+    {SIM_MOD_TILED, 256, 65536, 0, 16384, true},
+    {DRM_FORMAT_MOD_LINEAR, 256, 4096, 0, 16384, false},
 };
 static const struct sim_set display_sets[] = {
-	{SIM_MOD_TILED, 512, 4096, 32768, 8192, false},
-	{DRM_FORMAT_MOD_LINEAR, 64, 4096, 32768, 8192, false},
+    {SIM_MOD_TILED, 512, 4096, 32768, 8192, false},
+    {DRM_FORMAT_MOD_LINEAR, 64, 4096, 32768, 8192, false},
 };
 static const struct sim_set encoder_sets[] = {
-	{DRM_FORMAT_MOD_LINEAR, 48, 4096, 0, 4096, false},
+    {DRM_FORMAT_MOD_LINEAR, 48, 4096, 0, 4096, false},
 };
 
 static const struct sim_device sim_devices[] = {
-	{"simulated GPU", 0x01, gpu_sets, 2},
-	{"simulated display engine", 0x02, display_sets, 2},
-	{"simulated video encoder", 0x03, encoder_sets, 1},
+    {"simulated GPU", 0x01, gpu_sets, 2},
+    {"simulated display engine", 0x02, display_sets, 2},
+    {"simulated video encoder", 0x03, encoder_sets, 1},
 };
 
 static uda_result sim_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
@@ -64,15 +64,20 @@ static uda_result sim_get_capability_sets(void *data, uda_context *ctx, const ud
 		if (r == UDA_SUCCESS)
 			r = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF, 0);
 		if (r == UDA_SUCCESS && s->modifier == DRM_FORMAT_MOD_LINEAR)
-			r = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE, 0);
+			r = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE,
+			                                       0);
 		if (r == UDA_SUCCESS && s->local_compression) {
 			uint32_t level = 2;
-			uda_capability cap = {.vendor = VENDOR_SIM, .name = SIM_CAP_COMPRESSION,
-			                      .flags = UDA_CAPABILITY_FLAG_LOCAL, .length = 4, .payload = &level};
+			uda_capability cap = {.vendor = VENDOR_SIM,
+			                      .name = SIM_CAP_COMPRESSION,
+			                      .flags = UDA_CAPABILITY_FLAG_LOCAL,
+			                      .length = 4,
+			                      .payload = &level};
 			r = uda_capability_set_builder_add_capability(b, &cap);
 		}
 		if (r == UDA_SUCCESS)
-			r = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_PITCH_ALIGNMENT, s->pitch_alignment);
+			r = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_PITCH_ALIGNMENT,
+			                                              s->pitch_alignment);
 		if (r == UDA_SUCCESS)
 			r = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_ADDRESS_ALIGNMENT,
 			                                              s->address_alignment);
@@ -88,8 +93,8 @@ static uda_result sim_get_capability_sets(void *data, uda_context *ctx, const ud
 }
 
 static const uda_device_interface sim_interface = {
-	.version = UDA_DEVICE_INTERFACE_VERSION_1,
-	.get_capability_sets = sim_get_capability_sets,
+    .version = UDA_DEVICE_INTERFACE_VERSION_1,
+    .get_capability_sets = sim_get_capability_sets,
 };
 
 static void print_capability(const uda_capability *cap)
@@ -150,18 +155,28 @@ int main(int argc, char **argv)
 	uint32_t width = 1920, height = 1080, device_count = 3;
 	const char *format_name = "XRGB8888";
 	static const struct option options[] = {
-		{"width", required_argument, NULL, 'w'}, {"height", required_argument, NULL, 'h'},
-		{"format", required_argument, NULL, 'f'}, {"devices", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, '?'}, {NULL, 0, NULL, 0},
+	    {"width", required_argument, NULL, 'w'},  {"height", required_argument, NULL, 'h'},
+	    {"format", required_argument, NULL, 'f'}, {"devices", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, '?'},         {NULL, 0, NULL, 0},
 	};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
-		case 'w': width = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'h': height = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'f': format_name = optarg; break;
-		case 'd': device_count = (uint32_t)strtoul(optarg, NULL, 0); break;
-		default: usage(opt == '?' && optopt == 0 ? stdout : stderr); return opt == '?' && optopt == 0 ? 0 : 2;
+		case 'w':
+			width = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'h':
+			height = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			format_name = optarg;
+			break;
+		case 'd':
+			device_count = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage(opt == '?' && optopt == 0 ? stdout : stderr);
+			return opt == '?' && optopt == 0 ? 0 : 2;
 		}
 	}
 	if (device_count < 1 || device_count > 3) {
@@ -198,20 +213,20 @@ int main(int argc, char **argv)
 	uda_usage_atom scanout = {UDA_VENDOR_NONE, UDA_USAGE_SCANOUT, 0, NULL};
 	uda_usage_atom encode = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_ENCODE, 0, NULL};
 	const uda_usage usages[3] = {
-		{UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &render},
-		{UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &scanout},
-		{UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &encode},
+	    {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &render},
+	    {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &scanout},
+	    {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &encode},
 	};
 	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, fourcc, 0};
 
 	printf("assertion: %ux%u %s\n", width, height, format_name);
 	for (uint32_t i = 0; i < device_count; i++) {
 		uda_device_create_info info = {
-			.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-			.name = sim_devices[i].name,
-			.backend_name = "simulation",
-			.interface = &sim_interface,
-			.device_data = (void *)&sim_devices[i],
+		    .type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		    .name = sim_devices[i].name,
+		    .backend_name = "simulation",
+		    .interface = &sim_interface,
+		    .device_data = (void *)&sim_devices[i],
 		};
 		info.device_uuid[15] = sim_devices[i].uuid;
 		if (uda_context_add_device(ctx, &info, &entries[i].device) != UDA_SUCCESS) {
@@ -220,7 +235,8 @@ int main(int argc, char **argv)
 		}
 		entries[i].usage = &usages[i];
 		uda_capability_set_list *offered;
-		if (uda_device_get_capability_sets(entries[i].device, &assertion, &usages[i], &offered) != UDA_SUCCESS) {
+		if (uda_device_get_capability_sets(entries[i].device, &assertion, &usages[i], &offered) !=
+		    UDA_SUCCESS) {
 			fprintf(stderr, "uda-negotiate: %s\n", uda_context_get_error(ctx));
 			goto out;
 		}
@@ -229,7 +245,8 @@ int main(int argc, char **argv)
 		uda_capability_set_list_destroy(offered);
 	}
 
-	uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, device_count, entries};
+	uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, device_count,
+	                                    entries};
 	uda_capability_set_list *agreed;
 	uda_result r = uda_negotiate(ctx, &negotiation, &agreed);
 	if (r != UDA_SUCCESS) {

@@ -17,7 +17,7 @@
 #include "capability_set_list.h"
 #include "capability_set_list_serialize.h"
 
-#define METADATA_MAGIC 0x4d414455u /* "UDAM" */
+#define METADATA_MAGIC   0x4d414455u /* "UDAM" */
 #define METADATA_VERSION 1u
 
 #define INVALID(result, ...) uda_context_set_error(ctx, (result), __VA_ARGS__)
@@ -71,7 +71,8 @@ static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_al
 		return INVALID(fail, "metadata: %u planes exceed the set's max planes", m->plane_count);
 	if ((HAS(UDA_CONSTRAINT_MAX_SIZE) && m->size > c->value[UDA_CONSTRAINT_MAX_SIZE]) ||
 	    (HAS(UDA_CONSTRAINT_SIZE_ALIGNMENT) && m->size % c->value[UDA_CONSTRAINT_SIZE_ALIGNMENT]))
-		return INVALID(fail, "metadata: size %llu breaks the set's size constraints", (unsigned long long)m->size);
+		return INVALID(fail, "metadata: size %llu breaks the set's size constraints",
+		               (unsigned long long)m->size);
 
 	bool is_modifier;
 	bool linear = layout_modifier(list, set, &is_modifier) == DRM_FORMAT_MOD_LINEAR && is_modifier;
@@ -86,8 +87,10 @@ static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_al
 		    (p == 0 && HAS(UDA_CONSTRAINT_MIN_PITCH) && plane->pitch < c->value[UDA_CONSTRAINT_MIN_PITCH]))
 			return INVALID(fail, "metadata: plane %u pitch %llu breaks the set's pitch constraints", p,
 			               (unsigned long long)plane->pitch);
-		if ((HAS(UDA_CONSTRAINT_OFFSET_ALIGNMENT) && plane->offset % c->value[UDA_CONSTRAINT_OFFSET_ALIGNMENT]) ||
-		    (p > 0 && HAS(UDA_CONSTRAINT_PLANE_ALIGNMENT) && plane->offset % c->value[UDA_CONSTRAINT_PLANE_ALIGNMENT]))
+		if ((HAS(UDA_CONSTRAINT_OFFSET_ALIGNMENT) &&
+		     plane->offset % c->value[UDA_CONSTRAINT_OFFSET_ALIGNMENT]) ||
+		    (p > 0 && HAS(UDA_CONSTRAINT_PLANE_ALIGNMENT) &&
+		     plane->offset % c->value[UDA_CONSTRAINT_PLANE_ALIGNMENT]))
 			return INVALID(fail, "metadata: plane %u offset %llu breaks the set's alignment", p,
 			               (unsigned long long)plane->offset);
 		if (!linear || p >= format.plane_count)
@@ -101,8 +104,9 @@ static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_al
 		if (plane->pitch < row || __builtin_mul_overflow(plane->pitch, h - 1, &span) ||
 		    __builtin_add_overflow(span, row, &span) || __builtin_add_overflow(plane->offset, span, &end) ||
 		    end > m->size)
-			return INVALID(fail, "metadata: linear plane %u (offset %llu, pitch %llu, %llu rows of %llu "
-			                     "bytes) does not fit in %llu bytes",
+			return INVALID(fail,
+			               "metadata: linear plane %u (offset %llu, pitch %llu, %llu rows of %llu "
+			               "bytes) does not fit in %llu bytes",
 			               p, (unsigned long long)plane->offset, (unsigned long long)plane->pitch,
 			               (unsigned long long)h, (unsigned long long)row, (unsigned long long)m->size);
 	}
@@ -110,8 +114,8 @@ static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_al
 	return UDA_SUCCESS;
 }
 
-static void write_metadata(struct byte_writer *w, const uda_allocation_metadata *m,
-                           const uda_capability_set_list *list, uint32_t set_index)
+static void write_metadata(struct byte_writer *w, const uda_allocation_metadata *m, const uda_capability_set_list *list,
+                           uint32_t set_index)
 {
 	write_u32(w, METADATA_MAGIC);
 	write_u16(w, METADATA_VERSION);
@@ -134,8 +138,8 @@ static void write_metadata(struct byte_writer *w, const uda_allocation_metadata 
 }
 
 uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocation_metadata *metadata,
-                                             const uda_capability_set_list *set_list, uint32_t set_index,
-                                             void *data, size_t capacity, size_t *out_size)
+                                             const uda_capability_set_list *set_list, uint32_t set_index, void *data,
+                                             size_t capacity, size_t *out_size)
 {
 	if (!ctx)
 		return UDA_ERROR_INVALID_ARGUMENT;
@@ -147,7 +151,7 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 		return INVALID(UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)", set_index,
 		               set_list->set_count);
 	uda_result result =
-		check_metadata(ctx, UDA_ERROR_INVALID_ARGUMENT, metadata, set_list, &set_list->sets[set_index]);
+	    check_metadata(ctx, UDA_ERROR_INVALID_ARGUMENT, metadata, set_list, &set_list->sets[set_index]);
 	if (result != UDA_SUCCESS)
 		return result;
 

@@ -8,8 +8,8 @@ static int compare_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
-int capability_key_compare(const uint8_t *payload_a, const struct uda_capability_record *a,
-                           const uint8_t *payload_b, const struct uda_capability_record *b)
+int capability_key_compare(const uint8_t *payload_a, const struct uda_capability_record *a, const uint8_t *payload_b,
+                           const struct uda_capability_record *b)
 {
 	int local_a = (a->flags & UDA_CAPABILITY_FLAG_LOCAL) != 0;
 	int local_b = (b->flags & UDA_CAPABILITY_FLAG_LOCAL) != 0;

@@ -35,16 +35,15 @@ uda_result uda_capability_set_builder_reset(uda_capability_set_builder *builder)
 	return UDA_SUCCESS;
 }
 
-uda_result uda_capability_set_builder_set_constraint(uda_capability_set_builder *builder,
-                                                     uda_constraint constraint, uint64_t value)
+uda_result uda_capability_set_builder_set_constraint(uda_capability_set_builder *builder, uda_constraint constraint,
+                                                     uint64_t value)
 {
 	if (!builder)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	const char *why;
 	if (!uda_constraint_value_valid(constraint, value, &why))
-		return uda_context_set_error(builder->ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "constraint %u = %llu: %s", (unsigned)constraint,
-		                             (unsigned long long)value, why);
+		return uda_context_set_error(builder->ctx, UDA_ERROR_INVALID_ARGUMENT, "constraint %u = %llu: %s",
+		                             (unsigned)constraint, (unsigned long long)value, why);
 	builder->constraints.present |= 1u << constraint;
 	builder->constraints.value[constraint] = value;
 	return UDA_SUCCESS;
@@ -72,8 +71,8 @@ uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder 
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(builder->ctx, capability);
 	if (builder->cap_count >= UDA_MAX_CAPABILITIES_PER_SET)
-		return uda_context_set_error(builder->ctx, UDA_ERROR_OVERFLOW,
-		                             "a set holds at most %u capabilities", UDA_MAX_CAPABILITIES_PER_SET);
+		return uda_context_set_error(builder->ctx, UDA_ERROR_OVERFLOW, "a set holds at most %u capabilities",
+		                             UDA_MAX_CAPABILITIES_PER_SET);
 
 	struct uda_capability_record record;
 	const char *why;
@@ -86,8 +85,8 @@ uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder 
 		if (capability_key_compare(capability->payload, &record, builder->payload + other->payload_offset,
 		                           other) == 0)
 			return uda_context_set_error(builder->ctx, UDA_ERROR_INVALID_ARGUMENT,
-			                             "capability vendor 0x%04x name %u added twice",
-			                             capability->vendor, capability->name);
+			                             "capability vendor 0x%04x name %u added twice", capability->vendor,
+			                             capability->name);
 	}
 
 	if (!grow((void **)&builder->caps, &builder->cap_capacity, builder->cap_count + 1, sizeof(record)) ||
@@ -101,18 +100,17 @@ uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder 
 	return UDA_SUCCESS;
 }
 
-uda_result uda_capability_set_builder_add_layout(uda_capability_set_builder *builder, uint64_t modifier,
-                                                 uint32_t flags)
+uda_result uda_capability_set_builder_add_layout(uda_capability_set_builder *builder, uint64_t modifier, uint32_t flags)
 {
 	uint8_t payload[8];
 	for (int i = 0; i < 8; i++)
 		payload[i] = (uint8_t)(modifier >> (8 * i));
 	uda_capability cap = {
-		.vendor = UDA_VENDOR_NONE,
-		.name = UDA_CAPABILITY_LAYOUT,
-		.flags = flags,
-		.length = sizeof(payload),
-		.payload = payload,
+	    .vendor = UDA_VENDOR_NONE,
+	    .name = UDA_CAPABILITY_LAYOUT,
+	    .flags = flags,
+	    .length = sizeof(payload),
+	    .payload = payload,
 	};
 	return uda_capability_set_builder_add_capability(builder, &cap);
 }
@@ -124,11 +122,11 @@ uda_result uda_capability_set_builder_add_u32(uda_capability_set_builder *builde
 	for (int i = 0; i < 4; i++)
 		payload[i] = (uint8_t)(value >> (8 * i));
 	uda_capability cap = {
-		.vendor = UDA_VENDOR_NONE,
-		.name = (uint16_t)name,
-		.flags = flags,
-		.length = sizeof(payload),
-		.payload = payload,
+	    .vendor = UDA_VENDOR_NONE,
+	    .name = (uint16_t)name,
+	    .flags = flags,
+	    .length = sizeof(payload),
+	    .payload = payload,
 	};
 	return uda_capability_set_builder_add_capability(builder, &cap);
 }

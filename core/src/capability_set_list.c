@@ -56,8 +56,7 @@ bool list_reserve(struct uda_capability_set_list *list, uint32_t extra_sets, uin
 	            sizeof(*list->sets)) &&
 	       grow((void **)&list->caps, &list->cap_capacity, (uint64_t)list->cap_count + extra_caps,
 	            sizeof(*list->caps)) &&
-	       grow((void **)&list->payload, &list->payload_capacity, (uint64_t)list->payload_size + extra_payload,
-	            1);
+	       grow((void **)&list->payload, &list->payload_capacity, (uint64_t)list->payload_size + extra_payload, 1);
 }
 
 uint64_t capability_set_hash(const struct uda_capability_set_list *list, const struct uda_capability_set_record *set)
@@ -346,8 +345,8 @@ void capability_set_list_tag_local(uda_capability_set_list *list, const uint8_t 
 		uint32_t kept = set->local_first + 1;
 		for (uint32_t i = set->local_first + 1; i < set->cap_count; i++) {
 			struct uda_capability_record *last = &caps[kept - 1];
-			if (capability_key_compare(capability_payload(list, last), last, capability_payload(list, &caps[i]),
-			                           &caps[i]) == 0)
+			if (capability_key_compare(capability_payload(list, last), last,
+			                           capability_payload(list, &caps[i]), &caps[i]) == 0)
 				last->flags |= caps[i].flags;
 			else
 				caps[kept++] = caps[i];

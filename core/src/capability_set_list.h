@@ -24,10 +24,10 @@ struct uda_capability_record {
 struct uda_capability_set_record {
 	uint32_t cap_first; /* index of the first capability in list->caps */
 	uint32_t cap_count;
-	uint32_t local_first; /* index within the set of the first LOCAL cap */
-	uint32_t layout_index; /* index within the set of the layout cap */
+	uint32_t local_first;   /* index within the set of the first LOCAL cap */
+	uint32_t layout_index;  /* index within the set of the layout cap */
 	uint32_t payload_bytes; /* sum of the set's payload lengths */
-	uint64_t hash; /* of everything sets_equal compares */
+	uint64_t hash;          /* of everything sets_equal compares */
 	struct uda_constraint_values constraints;
 };
 
@@ -66,21 +66,19 @@ static inline bool capability_is_layout(uint16_t vendor, uint16_t name)
 /* Total order of capabilities: non-LOCAL before LOCAL, then vendor, name,
  * length, hash, payload bytes, and for LOCAL ones the owner. Equal means
  * the same capability (flags other than LOCAL are not part of it). */
-int capability_key_compare(const uint8_t *payload_a, const struct uda_capability_record *a,
-                           const uint8_t *payload_b, const struct uda_capability_record *b);
+int capability_key_compare(const uint8_t *payload_a, const struct uda_capability_record *a, const uint8_t *payload_b,
+                           const struct uda_capability_record *b);
 
 /* Fills a record (hash included) from a public capability after checking
  * it; *why gets a static reason on failure. Does not copy the payload. */
-bool capability_record_from_public(const uda_capability *cap, struct uda_capability_record *out,
-                                   const char **why);
+bool capability_record_from_public(const uda_capability *cap, struct uda_capability_record *out, const char **why);
 
 /* Growth helpers: make room for `extra` more elements. */
 bool list_reserve(struct uda_capability_set_list *list, uint32_t extra_sets, uint32_t extra_caps,
                   uint32_t extra_payload);
 
 /* Computes set->hash from its capabilities and constraints. */
-uint64_t capability_set_hash(const struct uda_capability_set_list *list,
-                             const struct uda_capability_set_record *set);
+uint64_t capability_set_hash(const struct uda_capability_set_list *list, const struct uda_capability_set_record *set);
 
 bool capability_sets_equal(const struct uda_capability_set_list *la, const struct uda_capability_set_record *a,
                            const struct uda_capability_set_list *lb, const struct uda_capability_set_record *b);

@@ -83,8 +83,8 @@ static uint32_t layout_index_find(const struct layout_index *index, const uda_ca
 		if (head == EMPTY)
 			return EMPTY;
 		const struct uda_capability_record *other = layout_of(b, &b->sets[head]);
-		if (capability_key_compare(capability_payload(a, layout), layout, capability_payload(b, other), other) ==
-		    0)
+		if (capability_key_compare(capability_payload(a, layout), layout, capability_payload(b, other),
+		                           other) == 0)
 			return head;
 		slot = (slot + 1) & index->mask;
 	}
@@ -129,8 +129,8 @@ static bool intersect_pair(uda_capability_set_list *out, const uda_capability_se
 		else if (j == sb->local_first)
 			order = -1;
 		else
-			order = capability_key_compare(capability_payload(a, &ca[i]), &ca[i], capability_payload(b, &cb[j]),
-			                               &cb[j]);
+			order = capability_key_compare(capability_payload(a, &ca[i]), &ca[i],
+			                               capability_payload(b, &cb[j]), &cb[j]);
 		if (order == 0) {
 			emit(out, a, &ca[i], ca[i].flags | cb[j].flags);
 			i++;
@@ -153,8 +153,8 @@ static bool intersect_pair(uda_capability_set_list *out, const uda_capability_se
 		else if (j == sb->cap_count)
 			order = -1;
 		else
-			order = capability_key_compare(capability_payload(a, &ca[i]), &ca[i], capability_payload(b, &cb[j]),
-			                               &cb[j]);
+			order = capability_key_compare(capability_payload(a, &ca[i]), &ca[i],
+			                               capability_payload(b, &cb[j]), &cb[j]);
 		if (order == 0) {
 			emit(out, a, &ca[i], ca[i].flags | cb[j].flags);
 			i++;

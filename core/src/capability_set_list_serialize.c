@@ -16,9 +16,9 @@
 #include "capability_set_list.h"
 #include "capability_set_list_serialize.h"
 
-#define LIST_MAGIC 0x4c414455u /* "UDAL" */
-#define LIST_VERSION 1u
-#define LIST_HEADER_SIZE 16u
+#define LIST_MAGIC             0x4c414455u /* "UDAL" */
+#define LIST_VERSION           1u
+#define LIST_HEADER_SIZE       16u
 #define CONSTRAINT_RECORD_SIZE 12u
 #define CAPABILITY_RECORD_SIZE 12u
 
@@ -76,8 +76,8 @@ uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list
 	if (!data)
 		return UDA_SUCCESS;
 	if (capacity < measure.size)
-		return uda_context_set_error(list->ctx, UDA_ERROR_BUFFER_TOO_SMALL,
-		                             "buffer of %zu bytes, %zu needed", capacity, measure.size);
+		return uda_context_set_error(list->ctx, UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed",
+		                             capacity, measure.size);
 	struct byte_writer w = {.data = data, .capacity = capacity};
 	capability_set_list_write(&w, list, 0, list->set_count);
 	return UDA_SUCCESS;

@@ -11,7 +11,7 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 		return UDA_ERROR_INVALID_ARGUMENT;
 	if (info && (info->type != UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO || info->next))
 		return UDA_ERROR_INVALID_ARGUMENT;
-	if (info && (info->log_level < 0 || info->log_level > UDA_LOG_DEBUG))
+	if (info && (unsigned)info->log_level > UDA_LOG_DEBUG)
 		return UDA_ERROR_INVALID_ARGUMENT;
 
 	uda_context *ctx = calloc(1, sizeof(*ctx));
@@ -46,6 +46,11 @@ void uda_context_destroy(uda_context *ctx)
 	for (uint32_t i = ctx->device_count; i-- > 0;)
 		uda_device_destroy(ctx->devices[i]);
 	free(ctx->devices);
+	while (ctx->error_slots) {
+		struct uda_error_slot *next = ctx->error_slots->next;
+		free(ctx->error_slots);
+		ctx->error_slots = next;
+	}
 	pthread_mutex_destroy(&ctx->device_lock);
 	pthread_mutex_destroy(&ctx->error_lock);
 	free(ctx);
@@ -53,28 +58,11 @@ void uda_context_destroy(uda_context *ctx)
 
 static struct uda_error_slot *find_slot(uda_context *ctx, pthread_t self)
 {
-	for (int i = 0; i < UDA_ERROR_SLOT_COUNT; i++) {
-		struct uda_error_slot *slot = &ctx->error_slots[i];
-		if (slot->used && pthread_equal(slot->thread, self))
+	for (struct uda_error_slot *slot = ctx->error_slots; slot; slot = slot->next) {
+		if (pthread_equal(slot->thread, self))
 			return slot;
 	}
 	return NULL;
-}
-
-static struct uda_error_slot *claim_slot(uda_context *ctx, pthread_t self)
-{
-	struct uda_error_slot *slot = find_slot(ctx, self);
-	if (slot)
-		return slot;
-	struct uda_error_slot *oldest = &ctx->error_slots[0];
-	for (int i = 0; i < UDA_ERROR_SLOT_COUNT; i++) {
-		slot = &ctx->error_slots[i];
-		if (!slot->used)
-			return slot;
-		if (slot->last_write < oldest->last_write)
-			oldest = slot;
-	}
-	return oldest;
 }
 
 uda_result uda_context_set_error(const uda_context *const_ctx, uda_result result, const char *format, ...)
@@ -93,12 +81,19 @@ uda_result uda_context_set_error(const uda_context *const_ctx, uda_result result
 
 	pthread_t self = pthread_self();
 	pthread_mutex_lock(&ctx->error_lock);
-	struct uda_error_slot *slot = claim_slot(ctx, self);
-	slot->used = true;
-	slot->thread = self;
-	slot->last_write = ++ctx->error_clock;
-	memcpy(slot->message, message, sizeof(message));
+	struct uda_error_slot *slot = find_slot(ctx, self);
+	if (!slot) {
+		/* Out of memory here only loses the message, not the result. */
+		slot = calloc(1, sizeof(*slot));
+		if (slot) {
+			slot->thread = self;
+			slot->next = ctx->error_slots;
+			ctx->error_slots = slot;
+		}
+	}
 	pthread_mutex_unlock(&ctx->error_lock);
+	if (slot)
+		memcpy(slot->message, message, sizeof(message));
 
 	uda_context_log(ctx, UDA_LOG_DEBUG, "%s: %s", uda_result_to_string(result), message);
 	return result;

@@ -6,15 +6,15 @@
 
 #include <uda/uda_backend.h>
 
-#define UDA_ERROR_SLOT_COUNT 32
 #define UDA_ERROR_MESSAGE_SIZE 512
 
-/* One thread's last error message. Slots are recycled oldest-first when
- * more threads than slots fail on one context. */
+/* One thread's last error message on one context. Only its own thread
+ * writes it, so the pointer uda_context_get_error returns is never
+ * rewritten behind the caller's back. Slots live until the context does;
+ * a thread ID the system reuses takes over the slot of the exited thread. */
 struct uda_error_slot {
+	struct uda_error_slot *next;
 	pthread_t thread;
-	uint64_t last_write;
-	bool used;
 	char message[UDA_ERROR_MESSAGE_SIZE];
 };
 
@@ -26,8 +26,7 @@ struct uda_context {
 	/* Guards the error slots; only failing calls and
 	 * uda_context_get_error take it. */
 	pthread_mutex_t error_lock;
-	struct uda_error_slot error_slots[UDA_ERROR_SLOT_COUNT];
-	uint64_t error_clock;
+	struct uda_error_slot *error_slots;
 
 	/* Guards the device array. */
 	pthread_mutex_t device_lock;
@@ -37,11 +36,11 @@ struct uda_context {
 };
 
 /* Shorthand used on every entry point for a NULL argument. */
-#define UDA_CHECK_ARG(ctx, cond)                                                                   \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			return uda_context_set_error((ctx), UDA_ERROR_INVALID_ARGUMENT,            \
-			                             "%s: invalid argument: %s", __func__, #cond); \
+#define UDA_CHECK_ARG(ctx, cond)                                                                                       \
+	do {                                                                                                           \
+		if (!(cond))                                                                                           \
+			return uda_context_set_error((ctx), UDA_ERROR_INVALID_ARGUMENT, "%s: invalid argument: %s",    \
+			                             __func__, #cond);                                                 \
 	} while (0)
 
 void uda_device_destroy(uda_device *device);

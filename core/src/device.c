@@ -24,8 +24,8 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	UDA_CHECK_ARG(ctx, info->interface);
 	if (info->interface->version < UDA_DEVICE_INTERFACE_VERSION_1 || !info->interface->get_capability_sets)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "device %s: interface version %u without get_capability_sets",
-		                             info->name, info->interface->version);
+		                             "device %s: interface version %u without get_capability_sets", info->name,
+		                             info->interface->version);
 
 	uda_device *device = calloc(1, sizeof(*device));
 	if (!device)
@@ -143,8 +143,8 @@ uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_in
 	return UDA_SUCCESS;
 }
 
-uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion,
-                                            const uda_usage *usage, uda_capability_set_list **out_list)
+uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion, const uda_usage *usage,
+                                            uda_capability_set_list **out_list)
 {
 	uda_capability_set_list *list;
 	uda_result result = capability_set_list_new(device->ctx, &list);

@@ -15,7 +15,7 @@ struct uda_device {
 
 /* Fetches the device's list with validated arguments: LOCAL capabilities
  * tagged with the device, UDA_ERROR_UNSUPPORTED for an empty answer. */
-uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion,
-                                            const uda_usage *usage, uda_capability_set_list **out_list);
+uda_result uda_device_query_capability_sets(uda_device *device, const uda_assertion *assertion, const uda_usage *usage,
+                                            uda_capability_set_list **out_list);
 
 #endif

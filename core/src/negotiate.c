@@ -33,7 +33,8 @@ static bool linear_fits(const struct assertion_fit *fit, const struct uda_constr
 	uint64_t total = 0;
 	for (uint32_t p = 0; p < fit->format.plane_count; p++) {
 		const uda_format_plane_info *plane = &fit->format.planes[p];
-		uint64_t w = (fit->assertion->width + plane->horizontal_subsampling - 1) / plane->horizontal_subsampling;
+		uint64_t w =
+		    (fit->assertion->width + plane->horizontal_subsampling - 1) / plane->horizontal_subsampling;
 		uint64_t h = (fit->assertion->height + plane->vertical_subsampling - 1) / plane->vertical_subsampling;
 		uint64_t pitch = (w + plane->block_width - 1) / plane->block_width * plane->bytes_per_block;
 		if (p == 0 && (has & (1u << UDA_CONSTRAINT_MIN_PITCH)) && pitch < c->value[UDA_CONSTRAINT_MIN_PITCH])
@@ -63,7 +64,8 @@ static bool set_holds_assertion(const struct uda_capability_set_record *set, con
 	const struct fit_filter *filter = data;
 	const struct assertion_fit *fit = filter->fit;
 	const struct uda_constraint_values *c = &set->constraints;
-	if ((c->present & (1u << UDA_CONSTRAINT_MAX_WIDTH)) && fit->assertion->width > c->value[UDA_CONSTRAINT_MAX_WIDTH])
+	if ((c->present & (1u << UDA_CONSTRAINT_MAX_WIDTH)) &&
+	    fit->assertion->width > c->value[UDA_CONSTRAINT_MAX_WIDTH])
 		return false;
 	if ((c->present & (1u << UDA_CONSTRAINT_MAX_HEIGHT)) &&
 	    fit->assertion->height > c->value[UDA_CONSTRAINT_MAX_HEIGHT])
@@ -82,9 +84,9 @@ static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *in
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_NEGOTIATION_INFO);
 	UDA_CHECK_ARG(ctx, info->next == NULL);
 	if (info->device_count == 0 || info->device_count > UDA_MAX_NEGOTIATION_DEVICES || !info->devices)
-		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "negotiation needs 1..%u devices, got %u (array %p)",
-		                             UDA_MAX_NEGOTIATION_DEVICES, info->device_count, (const void *)info->devices);
+		return uda_context_set_error(
+		    ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation needs 1..%u devices, got %u (array %p)",
+		    UDA_MAX_NEGOTIATION_DEVICES, info->device_count, (const void *)info->devices);
 	uda_result result = uda_assertion_validate(ctx, info->assertion);
 	for (uint32_t i = 0; result == UDA_SUCCESS && i < info->device_count; i++) {
 		const uda_device_usage *entry = &info->devices[i];
@@ -119,10 +121,9 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 		capability_set_list_filter(list, set_holds_assertion, &filter);
 		if (list->set_count == 0) {
 			uda_capability_set_list_destroy(list);
-			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
-			                               "device %u (%s): no capability set can hold %ux%u %s", i,
-			                               device->name, info->assertion->width, info->assertion->height,
-			                               fit.format.name);
+			result = uda_context_set_error(
+			    ctx, UDA_ERROR_INCOMPATIBLE, "device %u (%s): no capability set can hold %ux%u %s", i,
+			    device->name, info->assertion->width, info->assertion->height, fit.format.name);
 			break;
 		}
 		if (!folded) {

@@ -11,17 +11,15 @@ uda_result uda_assertion_validate(const uda_context *ctx, const uda_assertion *a
 	if (a->next)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "assertion: unknown extension struct");
 	if (a->width == 0 || a->height == 0 || a->width > UDA_MAX_DIMENSION || a->height > UDA_MAX_DIMENSION)
-		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "assertion: %ux%u is outside 1..%u", a->width, a->height,
-		                             UDA_MAX_DIMENSION);
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "assertion: %ux%u is outside 1..%u",
+		                             a->width, a->height, UDA_MAX_DIMENSION);
 	uda_format_info info;
 	if (uda_format_get_info(a->format, &info) != UDA_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "assertion: unknown DRM fourcc 0x%08x",
 		                             a->format);
 	if (a->plane_count_hint > UDA_MAX_PLANES)
-		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "assertion: plane count hint %u above %u", a->plane_count_hint,
-		                             UDA_MAX_PLANES);
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "assertion: plane count hint %u above %u",
+		                             a->plane_count_hint, UDA_MAX_PLANES);
 	return UDA_SUCCESS;
 }
 
@@ -51,8 +49,8 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 		if (atom->vendor != UDA_VENDOR_NONE)
 			continue;
 		if (atom->name < UDA_USAGE_RENDER_TARGET || atom->name > UDA_USAGE_PROTECTED)
-			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u", i,
-			                             atom->name);
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u",
+			                             i, atom->name);
 		if (atom->length != common_atom_payload_size(atom->name))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "usage atom %u: payload of %u bytes, %u expected", i, atom->length,
@@ -62,7 +60,8 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 			uint32_t frequency = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 			if (frequency > UDA_CPU_ACCESS_OFTEN)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-				                             "usage atom %u: unknown CPU access frequency %u", i, frequency);
+				                             "usage atom %u: unknown CPU access frequency %u", i,
+				                             frequency);
 		}
 	}
 	return UDA_SUCCESS;

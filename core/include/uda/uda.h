@@ -120,8 +120,8 @@ UDA_API const char *uda_context_get_error(const uda_context *context);
 #define UDA_MAX_PLANES 4
 
 typedef struct uda_format_plane_info {
-	uint32_t bytes_per_block;   /* bytes of one block of pixels */
-	uint32_t block_width;       /* pixels per block, horizontally */
+	uint32_t bytes_per_block; /* bytes of one block of pixels */
+	uint32_t block_width;     /* pixels per block, horizontally */
 	uint32_t horizontal_subsampling;
 	uint32_t vertical_subsampling;
 } uda_format_plane_info;
@@ -238,7 +238,7 @@ UDA_API const char *uda_constraint_to_string(uda_constraint constraint);
 /* Device-local: passes through intersection tagged with its owner's
  * device UUID; only the owner acts on it. */
 #define UDA_CAPABILITY_FLAG_LOCAL 0x2u
-#define UDA_CAPABILITY_FLAGS_ALL 0x3u
+#define UDA_CAPABILITY_FLAGS_ALL  0x3u
 
 /* Names of the common capabilities (vendor UDA_VENDOR_NONE). Every
  * capability set carries exactly one layout capability (LAYOUT or
@@ -278,7 +278,7 @@ typedef enum uda_cpu_access {
 	UDA_CPU_ACCESS_COHERENT = 2,
 } uda_cpu_access;
 
-#define UDA_MAX_PAYLOAD_SIZE 4096u
+#define UDA_MAX_PAYLOAD_SIZE         4096u
 #define UDA_MAX_CAPABILITIES_PER_SET 256u
 
 typedef struct uda_capability {
@@ -305,8 +305,7 @@ typedef struct uda_capability_set_builder uda_capability_set_builder;
  * uda_capability_set_list_append_set. */
 typedef struct uda_capability_set_list uda_capability_set_list;
 
-UDA_API uda_result uda_capability_set_builder_create(uda_context *context,
-                                                     uda_capability_set_builder **out_builder);
+UDA_API uda_result uda_capability_set_builder_create(uda_context *context, uda_capability_set_builder **out_builder);
 UDA_API void uda_capability_set_builder_destroy(uda_capability_set_builder *builder);
 /* Forgets every constraint and capability added so far. */
 UDA_API uda_result uda_capability_set_builder_reset(uda_capability_set_builder *builder);
@@ -324,12 +323,10 @@ UDA_API uda_result uda_capability_set_builder_add_layout(uda_capability_set_buil
                                                          uint64_t drm_format_modifier, uint32_t flags);
 /* Shorthand for a common capability with a 4-byte little-endian payload
  * (HANDLE, PLACEMENT, CPU_ACCESS). */
-UDA_API uda_result uda_capability_set_builder_add_u32(uda_capability_set_builder *builder,
-                                                      uda_capability_name name, uint32_t value,
-                                                      uint32_t flags);
+UDA_API uda_result uda_capability_set_builder_add_u32(uda_capability_set_builder *builder, uda_capability_name name,
+                                                      uint32_t value, uint32_t flags);
 
-UDA_API uda_result uda_capability_set_list_create(uda_context *context,
-                                                  uda_capability_set_list **out_list);
+UDA_API uda_result uda_capability_set_list_create(uda_context *context, uda_capability_set_list **out_list);
 UDA_API void uda_capability_set_list_destroy(uda_capability_set_list *list);
 /* Appends the builder's set at the end (lowest preference). Fails if the
  * set does not have exactly one layout capability, if its constraints
@@ -341,30 +338,27 @@ UDA_API uda_result uda_capability_set_list_append_set(uda_capability_set_list *l
 /* Appends a copy of set `set_index` of `source` (same context) at the end
  * of `list`; backends use it to answer from sets they computed once. */
 UDA_API uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list,
-                                                       const uda_capability_set_list *source,
-                                                       uint32_t set_index);
+                                                       const uda_capability_set_list *source, uint32_t set_index);
 /* A deep copy, for keeping a list beyond the life of its source. */
 UDA_API uda_result uda_capability_set_list_copy(const uda_capability_set_list *list,
                                                 uda_capability_set_list **out_copy);
 
-UDA_API uda_result uda_capability_set_list_get_count(const uda_capability_set_list *list,
-                                                     uint32_t *out_count);
+UDA_API uda_result uda_capability_set_list_get_count(const uda_capability_set_list *list, uint32_t *out_count);
 /* *out_present tells whether the set has the constraint; *out_value is
  * written only when it does. */
-UDA_API uda_result uda_capability_set_list_get_constraint(const uda_capability_set_list *list,
-                                                          uint32_t set_index, uda_constraint constraint,
-                                                          bool *out_present, uint64_t *out_value);
-UDA_API uda_result uda_capability_set_list_get_capability_count(const uda_capability_set_list *list,
-                                                                uint32_t set_index, uint32_t *out_count);
+UDA_API uda_result uda_capability_set_list_get_constraint(const uda_capability_set_list *list, uint32_t set_index,
+                                                          uda_constraint constraint, bool *out_present,
+                                                          uint64_t *out_value);
+UDA_API uda_result uda_capability_set_list_get_capability_count(const uda_capability_set_list *list, uint32_t set_index,
+                                                                uint32_t *out_count);
 /* Capabilities of a set are kept in a canonical order (vendor, name,
  * payload, then LOCAL ones), not in the order they were added. The payload
  * pointer stays valid as long as the list lives. */
-UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list,
-                                                          uint32_t set_index, uint32_t capability_index,
-                                                          uda_capability *out_capability);
+UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list, uint32_t set_index,
+                                                          uint32_t capability_index, uda_capability *out_capability);
 /* The set's one layout capability. */
-UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list,
-                                                      uint32_t set_index, uda_capability *out_capability);
+UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list, uint32_t set_index,
+                                                      uda_capability *out_capability);
 /* *out_equal tells whether two sets hold the same constraints and the
  * same capabilities with the same flags and owners. */
 UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_list *a, uint32_t a_index,
@@ -378,8 +372,7 @@ UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_l
  * through the core's table; one present on one side passes unchanged; an
  * impossible merge fails the pair. An empty result is a success with an
  * empty list. Both lists must belong to the same context. */
-UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a,
-                                                     const uda_capability_set_list *b,
+UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a, const uda_capability_set_list *b,
                                                      uda_capability_set_list **out_result);
 
 /* Serialized form: versioned, little-endian, length-prefixed, at most
@@ -387,10 +380,10 @@ UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_li
  * written; with a buffer shorter than needed, *out_size receives the needed
  * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. */
 #define UDA_MAX_SERIALIZED_SIZE (16u * 1024u * 1024u)
-#define UDA_MAX_SETS_PER_LIST 65536u
+#define UDA_MAX_SETS_PER_LIST   65536u
 
-UDA_API uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list, void *data,
-                                                     size_t capacity, size_t *out_size);
+UDA_API uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list, void *data, size_t capacity,
+                                                     size_t *out_size);
 /* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA. */
 UDA_API uda_result uda_capability_set_list_deserialize(uda_context *context, const void *data, size_t size,
                                                        uda_capability_set_list **out_list);
@@ -421,8 +414,7 @@ UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info
  * LOCAL capabilities tagged with this device's UUID. A device that cannot
  * serve the request at all returns UDA_ERROR_UNSUPPORTED. */
 UDA_API uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion,
-                                                  const uda_usage *usage,
-                                                  uda_capability_set_list **out_list);
+                                                  const uda_usage *usage, uda_capability_set_list **out_list);
 
 /* ------------------------------------------------------------------------ */
 /* Negotiation                                                               */
@@ -478,11 +470,9 @@ typedef struct uda_allocation_metadata {
  * (set_index of set_list). Same buffer conventions as list
  * serialization. Fails if the metadata is inconsistent (planes outside
  * size, plane count against the format). */
-UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context,
-                                                     const uda_allocation_metadata *metadata,
-                                                     const uda_capability_set_list *set_list,
-                                                     uint32_t set_index, void *data, size_t capacity,
-                                                     size_t *out_size);
+UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context, const uda_allocation_metadata *metadata,
+                                                     const uda_capability_set_list *set_list, uint32_t set_index,
+                                                     void *data, size_t capacity, size_t *out_size);
 /* Untrusted input. On success *out_metadata is filled (type set, next
  * NULL) and *out_set_list receives a new one-set list the caller owns. */
 UDA_API uda_result uda_allocation_metadata_deserialize(uda_context *context, const void *data, size_t size,

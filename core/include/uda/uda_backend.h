@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 #define UDA_DEVICE_INTERFACE_VERSION_1 1u
-#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_1
+#define UDA_DEVICE_INTERFACE_VERSION   UDA_DEVICE_INTERFACE_VERSION_1
 
 typedef struct uda_device_interface {
 	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 */
@@ -29,9 +29,8 @@ typedef struct uda_device_interface {
 	 * UDA_ERROR_UNSUPPORTED (with a message set through
 	 * uda_context_set_error) when the device cannot serve the request;
 	 * an empty list is treated the same way. Mandatory. */
-	uda_result (*get_capability_sets)(void *device_data, uda_context *context,
-	                                  const uda_assertion *assertion, const uda_usage *usage,
-	                                  uda_capability_set_list *out_list);
+	uda_result (*get_capability_sets)(void *device_data, uda_context *context, const uda_assertion *assertion,
+	                                  const uda_usage *usage, uda_capability_set_list *out_list);
 
 	/* Releases device_data when the context is destroyed. Optional. */
 	void (*destroy)(void *device_data);
@@ -42,8 +41,8 @@ typedef struct uda_device_create_info {
 	const void *next;
 	uint8_t device_uuid[UDA_UUID_SIZE];
 	uint8_t driver_uuid[UDA_UUID_SIZE];
-	const char *name;         /* copied; required */
-	const char *backend_name; /* copied; required */
+	const char *name;                      /* copied; required */
+	const char *backend_name;              /* copied; required */
 	const uda_device_interface *interface; /* must outlive the device */
 	void *device_data;
 } uda_device_create_info;
@@ -58,19 +57,18 @@ UDA_API uda_result uda_context_add_device(uda_context *context, const uda_device
 /* Records a printf-style message as the calling thread's error on the
  * context and returns `result`, so backends report failures the way the
  * core does: `return uda_context_set_error(ctx, UDA_ERROR_..., "...")`. */
-UDA_API uda_result uda_context_set_error(const uda_context *context, uda_result result, const char *format,
-                                         ...)
+UDA_API uda_result uda_context_set_error(const uda_context *context, uda_result result, const char *format, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 
 /* Logs through the context's callback. */
 UDA_API void uda_context_log(const uda_context *context, uda_log_level level, const char *format, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 
 #ifdef __cplusplus
 }

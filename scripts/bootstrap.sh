@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for uda (run as root), builds, and then either
+# runs the main demo or the whole test suite:
+#
+#   scripts/bootstrap.sh demo   install what is missing, build, run the demo
+#   scripts/bootstrap.sh test   install what is missing, build with -Werror,
+#                               run ctest, then again under ASan+UBSan
+#
+# Build folders: build/ (release with -Werror) and build-sanitize/.
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+demo | test) ;;
+*)
+	echo "usage: $0 demo|test" >&2
+	exit 2
+	;;
+esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+packages=(
+	cmake ninja-build gcc g++ pkg-config
+	libgtest-dev  # GoogleTest suites
+	libdrm-dev    # drm_fourcc.h
+	libvulkan-dev # VkFormat values for the format table (headers only)
+	libgles-dev   # GL internal format values (headers only)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "== installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc)
+
+configure_and_build() {
+	local dir=$1
+	shift
+	cmake -S . -B "$dir" -G Ninja -DUDA_WERROR=ON "$@" >/dev/null
+	cmake --build "$dir" -j "$jobs"
+}
+
+if [[ $mode == demo ]]; then
+	configure_and_build build
+	echo "== uda-negotiate: three simulated devices agree on a buffer"
+	exec build/samples/uda-negotiate
+fi
+
+echo "== build (release, -Werror)"
+configure_and_build build
+echo "== test (release)"
+(cd build && ctest -j "$jobs" --output-on-failure)
+
+echo "== build (ASan+UBSan, -Werror)"
+configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DUDA_SANITIZE=address,undefined
+echo "== test (ASan+UBSan)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd build-sanitize
+exec ctest -j "$jobs" --output-on-failure

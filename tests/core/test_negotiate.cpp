@@ -1,0 +1,209 @@
+// uda_negotiate over test devices: the fold, the assertion filter, LOCAL
+// tagging and the errors a caller sees.
+#include <drm_fourcc.h>
+
+#include "set_spec.hpp"
+#include "test_device.h"
+
+using namespace uda_test;
+
+namespace
+{
+
+constexpr uint64_t TILED = fourcc_mod_code(AMD, 5);
+
+class Negotiate : public ::testing::Test
+{
+      protected:
+	ContextPtr ctx = make_context();
+	uda_usage_atom render_atom = {UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, nullptr};
+	uda_usage render = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &render_atom};
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 1920, 1080, DRM_FORMAT_XRGB8888, 0};
+
+	uda_device *add(uint8_t id, const std::vector<SetSpec> &sets, struct test_device **test = nullptr)
+	{
+		uda_device *dev = nullptr;
+		std::string name = "test device " + std::to_string(id);
+		EXPECT_EQ(
+		    test_device_add(ctx.get(), name.c_str(), id, make_list(ctx.get(), sets).release(), &dev, test),
+		    UDA_SUCCESS);
+		return dev;
+	}
+
+	uda_result negotiate(std::vector<uda_device *> devices, ListPtr *out)
+	{
+		std::vector<uda_device_usage> entries;
+		for (uda_device *d : devices)
+			entries.push_back({d, &render});
+		uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion,
+		                             static_cast<uint32_t>(entries.size()), entries.data()};
+		uda_capability_set_list *list = nullptr;
+		uda_result r = uda_negotiate(ctx.get(), &info, &list);
+		out->reset(list);
+		if (r != UDA_SUCCESS) {
+			EXPECT_EQ(list, nullptr);
+		}
+		return r;
+	}
+};
+
+TEST_F(Negotiate, SingleDeviceGetsItsOwnSets)
+{
+	uda_device *gpu = add(1, {{{layout(TILED)}}, {{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({gpu}, &out), UDA_SUCCESS);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{TILED, DRM_FORMAT_MOD_LINEAR}));
+}
+
+TEST_F(Negotiate, NWayEqualsPairwiseFold)
+{
+	std::vector<std::vector<SetSpec>> specs = {
+	    {{{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 256}}},
+	     {{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)},
+	      {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64}}}},
+	    {{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_MAX_PITCH, 1 << 15}}},
+	     {{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 512}}}},
+	    {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 48}}},
+	     {{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}}},
+	};
+	std::vector<uda_device *> devices;
+	for (size_t i = 0; i < specs.size(); i++)
+		devices.push_back(add(static_cast<uint8_t>(i + 1), specs[i]));
+	ListPtr out;
+	ASSERT_EQ(negotiate(devices, &out), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+
+	ListPtr fold = make_list(ctx.get(), specs[0]);
+	for (size_t i = 1; i < specs.size(); i++)
+		fold = intersect(fold.get(), make_list(ctx.get(), specs[i]).get());
+	EXPECT_EQ(read_list(out.get()), read_list(fold.get()));
+	ASSERT_EQ(count_of(out.get()), 2u);
+	EXPECT_EQ(read_set(out.get(), 0).constraints[UDA_CONSTRAINT_PITCH_ALIGNMENT], 512u);
+	EXPECT_EQ(read_set(out.get(), 1).constraints[UDA_CONSTRAINT_PITCH_ALIGNMENT], 192u);
+}
+
+TEST_F(Negotiate, StopsEarlyWhenNothingIsLeft)
+{
+	struct test_device *third = nullptr;
+	uda_device *a = add(1, {{{layout(TILED)}}});
+	uda_device *b = add(2, {{{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	uda_device *c = add(3, {{{layout(DRM_FORMAT_MOD_LINEAR)}}}, &third);
+	ListPtr out;
+	EXPECT_EQ(negotiate({a, b, c}, &out), UDA_ERROR_INCOMPATIBLE);
+	std::string message = uda_context_get_error(ctx.get());
+	EXPECT_NE(message.find("test device 2"), std::string::npos) << message;
+	EXPECT_EQ(third->query_count, 0u);
+}
+
+TEST_F(Negotiate, SetsThatCannotHoldTheAssertionAreDropped)
+{
+	uda_device *d = add(1, {{{layout(TILED)}, {{UDA_CONSTRAINT_MAX_WIDTH, 1024}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_HEIGHT, 720}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 4096}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR)},
+	                         {{UDA_CONSTRAINT_MAX_PITCH, 7680}, {UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_SIZE, 1920 * 4 * 1080 - 1}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR)},
+	                         {{UDA_CONSTRAINT_MAX_PITCH, 7680}, {UDA_CONSTRAINT_MAX_SIZE, 7680 * 1080}}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({d}, &out), UDA_SUCCESS);
+	ASSERT_EQ(count_of(out.get()), 1u);
+	EXPECT_EQ(read_set(out.get(), 0).constraints[UDA_CONSTRAINT_MAX_SIZE], 7680u * 1080u);
+
+	// A too-wide assertion leaves nothing: the error says why.
+	assertion.width = 8192;
+	EXPECT_EQ(negotiate({d}, &out), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("8192x1080"), std::string::npos);
+}
+
+TEST_F(Negotiate, MaxPlanesIsCheckedAgainstTheFormat)
+{
+	assertion.format = DRM_FORMAT_NV12;
+	uda_device *d =
+	    add(1, {{{layout(TILED)}, {{UDA_CONSTRAINT_MAX_PLANES, 1}}}, {{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({d}, &out), UDA_SUCCESS);
+	EXPECT_EQ(modifiers_of(out.get()), std::vector<uint64_t>{DRM_FORMAT_MOD_LINEAR});
+	assertion.plane_count_hint = 1; // both planes in one memory plane
+	ASSERT_EQ(negotiate({d}, &out), UDA_SUCCESS);
+	EXPECT_EQ(count_of(out.get()), 2u);
+}
+
+TEST_F(Negotiate, LocalCapabilitiesAreTaggedWithTheirDevice)
+{
+	// The backend claims another owner (0x99): the core overrides it.
+	Cap compression = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x99);
+	uda_device *gpu = add(1, {{{layout(TILED), compression}}});
+	uda_device *display = add(2, {{{layout(TILED)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({display, gpu}, &out), UDA_SUCCESS);
+	ASSERT_EQ(count_of(out.get()), 1u);
+	SetSpec set = read_set(out.get(), 0);
+	ASSERT_EQ(set.caps.size(), 2u);
+	EXPECT_EQ(set.caps[1].owner, 1);
+
+	uda_capability_set_list *own = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(gpu, &assertion, &render, &own), UDA_SUCCESS);
+	ListPtr own_list(own);
+	EXPECT_EQ(read_set(own, 0).caps[1].owner, 1);
+}
+
+TEST_F(Negotiate, DeviceFailureIsReported)
+{
+	struct test_device *broken = nullptr;
+	uda_device *a = add(1, {{{layout(TILED)}}});
+	uda_device *b = add(2, {{{layout(TILED)}}}, &broken);
+	broken->fail_with = UDA_ERROR_BACKEND;
+	ListPtr out;
+	EXPECT_EQ(negotiate({a, b}, &out), UDA_ERROR_BACKEND);
+	EXPECT_STREQ(uda_context_get_error(ctx.get()), "test device told to fail");
+	// A device with nothing to offer is UNSUPPORTED, not an empty success.
+	uda_device *empty = add(3, {});
+	EXPECT_EQ(negotiate({a, empty}, &out), UDA_ERROR_UNSUPPORTED);
+}
+
+TEST_F(Negotiate, DevicesAreFoundByUuidAndDestroyedWithTheContext)
+{
+	unsigned destroyed = 0;
+	struct test_device *t1 = nullptr, *t2 = nullptr;
+	uda_device *a = add(1, {{{layout(TILED)}}}, &t1);
+	uda_device *b = add(2, {{{layout(TILED)}}}, &t2);
+	t1->destroyed = t2->destroyed = &destroyed;
+
+	uint8_t uuid[UDA_UUID_SIZE] = {};
+	uuid[15] = 2;
+	uda_device *found = nullptr;
+	ASSERT_EQ(uda_context_find_device(ctx.get(), uuid, &found), UDA_SUCCESS);
+	EXPECT_EQ(found, b);
+	uuid[15] = 7;
+	EXPECT_EQ(uda_context_find_device(ctx.get(), uuid, &found), UDA_ERROR_NOT_FOUND);
+
+	uint32_t count = 0;
+	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, nullptr), UDA_SUCCESS);
+	ASSERT_EQ(count, 2u);
+	uda_device *devices[2] = {};
+	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_SUCCESS);
+	EXPECT_EQ(devices[0], a);
+	EXPECT_EQ(devices[1], b);
+	count = 1;
+	EXPECT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_ERROR_BUFFER_TOO_SMALL);
+	EXPECT_EQ(count, 1u);
+
+	uda_device_info info = {};
+	info.type = UDA_STRUCTURE_TYPE_DEVICE_INFO;
+	ASSERT_EQ(uda_device_get_info(a, &info), UDA_SUCCESS);
+	EXPECT_STREQ(info.name, "test device 1");
+	EXPECT_STREQ(info.backend_name, "test");
+	EXPECT_EQ(info.device_uuid[15], 1);
+	EXPECT_EQ(info.driver_uuid[0], 0xd0);
+
+	// A second device with the same UUID is refused and not taken over.
+	uda_device *dup = nullptr;
+	EXPECT_EQ(test_device_add(ctx.get(), "dup", 1, make_list(ctx.get(), {}).release(), &dup, nullptr),
+	          UDA_ERROR_EXISTS);
+	EXPECT_EQ(dup, nullptr);
+
+	ctx.reset();
+	EXPECT_EQ(destroyed, 2u);
+}
+
+} // namespace

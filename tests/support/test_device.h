@@ -1,0 +1,30 @@
+/* Test devices: in-process uda devices that answer every request with a
+ * copy of a list fixed by the test, and count how often they were asked. */
+#ifndef UDA_TEST_DEVICE_H
+#define UDA_TEST_DEVICE_H
+
+#include <uda/uda_backend.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct test_device {
+	/* The list every query answers with; owned by the test device. */
+	uda_capability_set_list *sets;
+	/* When set, the device refuses every query with this result. */
+	uda_result fail_with;
+	unsigned query_count;
+	unsigned *destroyed; /* incremented when the context destroys it */
+};
+
+/* Registers a device with UUID {0, ..., 0, uuid_tail} that answers with
+ * `sets` (ownership of `sets` passes to the device). */
+uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
+                           uda_device **out_device, struct test_device **out_test);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
