@@ -24,6 +24,7 @@ struct dedup_table {
 	uint32_t mask;
 	uint32_t count;
 	uint32_t *slots; /* set index in the result, or EMPTY */
+	bool owns_slots; /* false while slots live in the shared scratch block */
 };
 
 static uint32_t table_size_for(uint32_t count)
@@ -40,14 +41,15 @@ static const struct uda_capability_record *layout_of(const uda_capability_set_li
 	return &list->caps[set->cap_first + set->layout_index];
 }
 
-static bool layout_index_build(struct layout_index *index, const uda_capability_set_list *b)
+/* `heads` must hold table_size_for(b->set_count) slots and `next`
+ * b->set_count entries. */
+static void layout_index_build(struct layout_index *index, uint32_t *heads, uint32_t *next,
+                               const uda_capability_set_list *b)
 {
 	uint32_t size = table_size_for(b->set_count);
 	index->mask = size - 1;
-	index->heads = malloc(sizeof(uint32_t) * ((size_t)size + b->set_count));
-	if (!index->heads)
-		return false;
-	index->next = index->heads + size;
+	index->heads = heads;
+	index->next = next;
 	memset(index->heads, 0xff, sizeof(uint32_t) * size);
 	/* Walking b backwards and pushing to the front leaves every chain in
 	 * b's order of preference. */
@@ -71,7 +73,6 @@ static bool layout_index_build(struct layout_index *index, const uda_capability_
 			slot = (slot + 1) & index->mask;
 		}
 	}
-	return true;
 }
 
 static uint32_t layout_index_find(const struct layout_index *index, const uda_capability_set_list *b,
@@ -172,16 +173,13 @@ static bool intersect_pair(uda_capability_set_list *out, const uda_capability_se
 	return capability_set_finish(out, set, &why);
 }
 
-static bool dedup_init(struct dedup_table *table, uint32_t expected)
+static void dedup_init(struct dedup_table *table, uint32_t *slots, uint32_t size)
 {
-	uint32_t size = table_size_for(expected);
-	table->slots = malloc(sizeof(uint32_t) * size);
-	if (!table->slots)
-		return false;
-	memset(table->slots, 0xff, sizeof(uint32_t) * size);
+	memset(slots, 0xff, sizeof(uint32_t) * size);
+	table->slots = slots;
 	table->mask = size - 1;
 	table->count = 0;
-	return true;
+	table->owns_slots = false;
 }
 
 static bool dedup_grow(struct dedup_table *table, const uda_capability_set_list *out)
@@ -200,9 +198,11 @@ static bool dedup_grow(struct dedup_table *table, const uda_capability_set_list 
 			slot = (slot + 1) & (size - 1);
 		slots[slot] = index;
 	}
-	free(table->slots);
+	if (table->owns_slots)
+		free(table->slots);
 	table->slots = slots;
 	table->mask = size - 1;
+	table->owns_slots = true;
 	return true;
 }
 
@@ -248,12 +248,18 @@ uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a, c
 		return UDA_SUCCESS;
 	}
 
-	struct layout_index index = {0};
-	struct dedup_table dedup = {0};
+	/* One scratch block for the layout index of b and the first dedup
+	 * table: small negotiations pay for one allocation, not two. */
 	uint32_t expected = a->set_count > b->set_count ? a->set_count : b->set_count;
-	if (!layout_index_build(&index, b) || !dedup_init(&dedup, expected) ||
-	    !list_reserve(out, expected, expected * 4, expected * 16))
+	uint32_t index_size = table_size_for(b->set_count);
+	uint32_t dedup_size = table_size_for(expected);
+	uint32_t *scratch = malloc(sizeof(uint32_t) * ((size_t)index_size + b->set_count + dedup_size));
+	struct layout_index index;
+	struct dedup_table dedup = {0};
+	if (!scratch || !list_reserve(out, expected, expected * 4, expected * 16))
 		goto out_of_memory;
+	layout_index_build(&index, scratch, scratch + index_size, b);
+	dedup_init(&dedup, scratch + index_size + b->set_count, dedup_size);
 
 	for (uint32_t i = 0; i < a->set_count; i++) {
 		const struct uda_capability_set_record *sa = &a->sets[i];
@@ -281,16 +287,18 @@ uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a, c
 		}
 	}
 
-	free(index.heads);
-	free(dedup.slots);
+	if (dedup.owns_slots)
+		free(dedup.slots);
+	free(scratch);
 	*out_result = out;
 	return UDA_SUCCESS;
 
 out_of_memory:
 	result = uda_context_set_error(a->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 fail:
-	free(index.heads);
-	free(dedup.slots);
+	if (dedup.owns_slots)
+		free(dedup.slots);
+	free(scratch);
 	uda_capability_set_list_destroy(out);
 	return result;
 }

@@ -18,8 +18,9 @@ struct uda_constraint_values {
 bool uda_constraint_value_valid(uda_constraint constraint, uint64_t value, const char **why);
 
 /* Merges b into a (a = merge(a, b), constraint by constraint). Returns
- * false if a merge is impossible (an alignment LCM that overflows) or the
- * merged constraints contradict each other. */
+ * false if a merge is impossible (an alignment LCM that overflows). The
+ * merged values may still contradict each other: callers check with
+ * uda_constraint_values_consistent (capability_set_finish does). */
 bool uda_constraint_values_merge(struct uda_constraint_values *a, const struct uda_constraint_values *b);
 
 /* Whether the constraints can all hold at once; *why gets a static reason
