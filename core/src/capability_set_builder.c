@@ -82,8 +82,8 @@ uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder 
 		                             capability->name, why);
 	for (uint32_t i = 0; i < builder->cap_count; i++) {
 		const struct uda_capability_record *other = &builder->caps[i];
-		if (capability_key_compare(capability->payload, &record, builder->payload + other->payload_offset,
-		                           other) == 0)
+		const uint8_t *other_payload = other->length ? builder->payload + other->payload_offset : NULL;
+		if (capability_key_compare(capability->payload, &record, other_payload, other) == 0)
 			return uda_context_set_error(builder->ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "capability vendor 0x%04x name %u added twice", capability->vendor,
 			                             capability->name);

@@ -155,8 +155,9 @@ uda_result uda_capability_set_list_append_set(uda_capability_set_list *list, con
 	set->constraints = builder->constraints;
 	for (uint32_t i = 0; i < builder->cap_count; i++) {
 		struct uda_capability_record cap = builder->caps[i];
-		memcpy(list->payload + list->payload_size + cap.payload_offset, builder->payload + cap.payload_offset,
-		       cap.length);
+		if (cap.length)
+			memcpy(list->payload + list->payload_size + cap.payload_offset,
+			       builder->payload + cap.payload_offset, cap.length);
 		cap.payload_offset += list->payload_size;
 		list->caps[set->cap_first + i] = cap;
 	}
@@ -191,7 +192,8 @@ uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list, co
 	set->cap_first = list->cap_count;
 	for (uint32_t i = 0; i < src->cap_count; i++) {
 		struct uda_capability_record cap = source->caps[src->cap_first + i];
-		memcpy(list->payload + list->payload_size, capability_payload(source, &cap), cap.length);
+		if (cap.length)
+			memcpy(list->payload + list->payload_size, capability_payload(source, &cap), cap.length);
 		cap.payload_offset = list->payload_size;
 		list->payload_size += cap.length;
 		list->caps[list->cap_count++] = cap;

@@ -52,10 +52,12 @@ struct uda_capability_set_builder {
 	uint32_t payload_size, payload_capacity;
 };
 
+/* NULL for an empty payload: the pool itself may not exist yet, and
+ * offsetting a NULL pool is undefined behaviour. */
 static inline const uint8_t *capability_payload(const struct uda_capability_set_list *list,
                                                 const struct uda_capability_record *cap)
 {
-	return list->payload + cap->payload_offset;
+	return cap->length ? list->payload + cap->payload_offset : NULL;
 }
 
 static inline bool capability_is_layout(uint16_t vendor, uint16_t name)

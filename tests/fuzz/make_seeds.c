@@ -1,0 +1,105 @@
+/* Writes the seed corpora: a few valid lists and metadata blobs covering
+ * every capability kind, constraint and plane layout the format allows.
+ * usage: uda-fuzz-make-seeds CORPUS_DIR (subfolders must exist) */
+#include <drm_fourcc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uda/uda.h>
+
+static void write_file(const char *dir, const char *sub, const char *name, const void *data, size_t size)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+}
+
+static void check(uda_result r, uda_context *ctx)
+{
+	if (r != UDA_SUCCESS) {
+		fprintf(stderr, "%s: %s\n", uda_result_to_string(r), uda_context_get_error(ctx));
+		exit(1);
+	}
+}
+
+static uda_capability_set_list *seed_list(uda_context *ctx, int variant)
+{
+	uda_capability_set_list *list;
+	uda_capability_set_builder *b;
+	check(uda_capability_set_list_create(ctx, &list), ctx);
+	check(uda_capability_set_builder_create(ctx, &b), ctx);
+	for (int s = 0; s <= variant; s++) {
+		uda_capability_set_builder_reset(b);
+		check(uda_capability_set_builder_add_layout(b, s == 0 ? DRM_FORMAT_MOD_LINEAR : fourcc_mod_code(AMD, s),
+		                                            UDA_CAPABILITY_FLAG_REQUIRED),
+		      ctx);
+		check(uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF, 0), ctx);
+		if (variant > 0) {
+			uint8_t payload[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, (uint8_t)s};
+			uda_capability local = {0x1002, 7, UDA_CAPABILITY_FLAG_LOCAL, sizeof(payload), payload, {0}};
+			local.owner_uuid[15] = (uint8_t)s;
+			check(uda_capability_set_builder_add_capability(b, &local), ctx);
+		}
+		check(uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_PITCH_ALIGNMENT, 64u * (s + 1)), ctx);
+		if (variant > 1) {
+			check(uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_PITCH, 1u << 16), ctx);
+			check(uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MIN_PITCH, 256), ctx);
+			check(uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_ADDRESS_ALIGNMENT, 4096),
+			      ctx);
+			check(uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_SIZE, 1u << 30), ctx);
+		}
+		check(uda_capability_set_list_append_set(list, b), ctx);
+	}
+	uda_capability_set_builder_destroy(b);
+	return list;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+		return 2;
+	}
+	uda_context *ctx;
+	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS)
+		return 1;
+	uint8_t buffer[8192];
+	for (int v = 0; v < 3; v++) {
+		uda_capability_set_list *list = seed_list(ctx, v);
+		size_t size;
+		check(uda_capability_set_list_serialize(list, buffer, sizeof(buffer), &size), ctx);
+		char name[32];
+		snprintf(name, sizeof(name), "list-%d", v);
+		write_file(argv[1], "capability_set_list", name, buffer, size);
+
+		uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		m.width = 640;
+		m.height = 480;
+		m.handle_type = v == 2 ? UDA_HANDLE_TYPE_MEMFD : UDA_HANDLE_TYPE_DMA_BUF;
+		m.device_uuid[0] = m.driver_uuid[0] = (uint8_t)(0xa0 + v);
+		if (v == 1) {
+			m.format = DRM_FORMAT_NV12;
+			m.plane_count = 2;
+			m.planes[0].pitch = m.planes[1].pitch = 1024;
+			m.planes[1].offset = 1024 * 480;
+			m.size = 1024 * 720;
+		} else {
+			m.format = DRM_FORMAT_XRGB8888;
+			m.plane_count = 1;
+			m.planes[0].pitch = 2560;
+			m.size = 2560 * 480;
+		}
+		check(uda_allocation_metadata_serialize(ctx, &m, list, 0, buffer, sizeof(buffer), &size), ctx);
+		snprintf(name, sizeof(name), "metadata-%d", v);
+		write_file(argv[1], "allocation_metadata", name, buffer, size);
+		uda_capability_set_list_destroy(list);
+	}
+	uda_context_destroy(ctx);
+	return 0;
+}
