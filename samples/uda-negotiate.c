@@ -202,8 +202,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* Only the in-process devices this program registers. */
+	const uda_context_create_info context_info = {
+		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
+	};
 	uda_context *ctx;
-	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS) {
+	if (uda_context_create(&context_info, &ctx) != UDA_SUCCESS) {
 		fprintf(stderr, "uda-negotiate: cannot create a context\n");
 		return 1;
 	}

@@ -25,6 +25,7 @@ packages=(
 	cmake ninja-build gcc g++ pkg-config
 	libgtest-dev  # GoogleTest suites
 	libdrm-dev    # drm_fourcc.h
+	libjson-c-dev # backend manifests
 	libvulkan-dev # VkFormat values for the format table (headers only)
 	libgles-dev   # GL internal format values (headers only)
 )

@@ -16,44 +16,29 @@
 #include "byte_io.h"
 #include "capability_set_list.h"
 #include "capability_set_list_serialize.h"
+#include "allocation_metadata.h"
 
 #define METADATA_MAGIC   0x4d414455u /* "UDAM" */
 #define METADATA_VERSION 1u
 
 #define INVALID(result, ...) uda_context_set_error(ctx, (result), __VA_ARGS__)
 
-static bool handle_type_known(uda_handle_type type)
+bool handle_type_known(uda_handle_type type)
 {
 	return type == UDA_HANDLE_TYPE_DMA_BUF || type == UDA_HANDLE_TYPE_OPAQUE_FD || type == UDA_HANDLE_TYPE_MEMFD;
-}
-
-static uint64_t layout_modifier(const uda_capability_set_list *list, const struct uda_capability_set_record *set,
-                                bool *is_modifier)
-{
-	const struct uda_capability_record *layout = &list->caps[set->cap_first + set->layout_index];
-	*is_modifier = layout->name == UDA_CAPABILITY_LAYOUT;
-	if (!*is_modifier)
-		return 0;
-	const uint8_t *p = capability_payload(list, layout);
-	uint64_t modifier = 0;
-	for (int i = 0; i < 8; i++)
-		modifier |= (uint64_t)p[i] << (8 * i);
-	return modifier;
 }
 
 /* Checks planes against the size, the format and the set's constraints.
  * `fail` is the result to report: INVALID_ARGUMENT for a caller's
  * metadata, INVALID_DATA for received bytes. */
-static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_allocation_metadata *m,
-                                 const uda_capability_set_list *list, const struct uda_capability_set_record *set)
+uda_result allocation_metadata_check(uda_context *ctx, uda_result fail, const uda_allocation_metadata *m,
+                                     const uda_capability_set_list *list, const struct uda_capability_set_record *set)
 {
 	uda_format_info format;
 	if (m->width == 0 || m->height == 0 || m->width > UDA_MAX_DIMENSION || m->height > UDA_MAX_DIMENSION)
 		return INVALID(fail, "metadata: %ux%u outside 1..%u", m->width, m->height, UDA_MAX_DIMENSION);
 	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS)
 		return INVALID(fail, "metadata: unknown fourcc 0x%08x", m->format);
-	if (!handle_type_known(m->handle_type))
-		return INVALID(fail, "metadata: unknown handle type %d", (int)m->handle_type);
 	if (m->size == 0)
 		return INVALID(fail, "metadata: size 0");
 	/* Modifiers with auxiliary planes (compression) add planes to the
@@ -74,8 +59,8 @@ static uda_result check_metadata(uda_context *ctx, uda_result fail, const uda_al
 		return INVALID(fail, "metadata: size %llu breaks the set's size constraints",
 		               (unsigned long long)m->size);
 
-	bool is_modifier;
-	bool linear = layout_modifier(list, set, &is_modifier) == DRM_FORMAT_MOD_LINEAR && is_modifier;
+	uint64_t modifier;
+	bool linear = capability_set_layout_modifier(list, set, &modifier) && modifier == DRM_FORMAT_MOD_LINEAR;
 	for (uint32_t p = 0; p < m->plane_count; p++) {
 		const uda_plane_layout *plane = &m->planes[p];
 		if (plane->pitch == 0 || plane->offset >= m->size)
@@ -150,8 +135,10 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 	if (set_index >= set_list->set_count)
 		return INVALID(UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)", set_index,
 		               set_list->set_count);
+	if (!handle_type_known(metadata->handle_type))
+		return INVALID(UDA_ERROR_INVALID_ARGUMENT, "metadata: unknown handle type %d", (int)metadata->handle_type);
 	uda_result result =
-	    check_metadata(ctx, UDA_ERROR_INVALID_ARGUMENT, metadata, set_list, &set_list->sets[set_index]);
+		allocation_metadata_check(ctx, UDA_ERROR_INVALID_ARGUMENT, metadata, set_list, &set_list->sets[set_index]);
 	if (result != UDA_SUCCESS)
 		return result;
 
@@ -225,8 +212,10 @@ uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *dat
 		                 list->set_count);
 	else if (r.offset != size)
 		result = INVALID(UDA_ERROR_INVALID_DATA, "metadata: %zu trailing bytes", size - r.offset);
+	else if (!handle_type_known(m.handle_type))
+		result = INVALID(UDA_ERROR_INVALID_DATA, "metadata: unknown handle type %d", (int)m.handle_type);
 	else
-		result = check_metadata(ctx, UDA_ERROR_INVALID_DATA, &m, list, &list->sets[0]);
+		result = allocation_metadata_check(ctx, UDA_ERROR_INVALID_DATA, &m, list, &list->sets[0]);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(list);
 		return result;

@@ -14,6 +14,20 @@ uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **o
 	return UDA_SUCCESS;
 }
 
+bool capability_set_layout_modifier(const struct uda_capability_set_list *list,
+                                    const struct uda_capability_set_record *set, uint64_t *out_modifier)
+{
+	const struct uda_capability_record *layout = &list->caps[set->cap_first + set->layout_index];
+	if (layout->name != UDA_CAPABILITY_LAYOUT)
+		return false;
+	const uint8_t *p = capability_payload(list, layout);
+	uint64_t modifier = 0;
+	for (int i = 0; i < 8; i++)
+		modifier |= (uint64_t)p[i] << (8 * i);
+	*out_modifier = modifier;
+	return true;
+}
+
 uda_result uda_capability_set_list_create(uda_context *ctx, uda_capability_set_list **out_list)
 {
 	if (!ctx)
@@ -123,6 +137,9 @@ bool capability_set_finish(const struct uda_capability_set_list *list, struct ud
  * comparison context (qsort_r is not portable). */
 static void sort_set_capabilities(struct uda_capability_set_list *list, struct uda_capability_set_record *set)
 {
+	/* An empty set may come with no capability array at all. */
+	if (set->cap_count < 2)
+		return;
 	struct uda_capability_record *caps = &list->caps[set->cap_first];
 	for (uint32_t i = 1; i < set->cap_count; i++) {
 		struct uda_capability_record key = caps[i];

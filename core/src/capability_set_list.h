@@ -90,6 +90,10 @@ bool capability_sets_equal(const struct uda_capability_set_list *la, const struc
 bool capability_set_finish(const struct uda_capability_set_list *list, struct uda_capability_set_record *set,
                            const char **why);
 
+/* The DRM modifier of a set's LAYOUT capability; false for LAYOUT_OPAQUE. */
+bool capability_set_layout_modifier(const struct uda_capability_set_list *list,
+                                    const struct uda_capability_set_record *set, uint64_t *out_modifier);
+
 uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **out);
 
 /* Makes `owner_uuid` the owner of every LOCAL capability of the list: a

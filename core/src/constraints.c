@@ -85,20 +85,20 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
+bool uda_lcm_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (a == b) {
+		*out = a;
+		return true;
+	}
+	return !__builtin_mul_overflow(a / gcd_u64(a, b), b, out);
+}
+
 static bool merge_one(const struct constraint_rule *rule, uint64_t a, uint64_t b, uint64_t *out)
 {
 	switch (rule->merge) {
-	case MERGE_LCM: {
-		if (a == b) {
-			*out = a;
-			return true;
-		}
-		uint64_t lcm;
-		if (__builtin_mul_overflow(a / gcd_u64(a, b), b, &lcm))
-			return false;
-		*out = lcm;
-		return true;
-	}
+	case MERGE_LCM:
+		return uda_lcm_u64(a, b, out);
 	case MERGE_MIN:
 		*out = a < b ? a : b;
 		return true;

@@ -27,6 +27,9 @@ bool uda_constraint_values_merge(struct uda_constraint_values *a, const struct u
  * on failure. */
 bool uda_constraint_values_consistent(const struct uda_constraint_values *values, const char **why);
 
+/* Least common multiple of two non-zero values; false on overflow. */
+bool uda_lcm_u64(uint64_t a, uint64_t b, uint64_t *out);
+
 /* Smallest multiple of `alignment` that is >= value; false on overflow. */
 bool uda_align_up_u64(uint64_t value, uint64_t alignment, uint64_t *out);
 

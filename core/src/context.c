@@ -3,13 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_loader.h"
 #include "context.h"
 
 uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context)
 {
 	if (!out_context)
 		return UDA_ERROR_INVALID_ARGUMENT;
-	if (info && (info->type != UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO || info->next))
+	if (info && (info->type != UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO || info->next ||
+	             (info->flags & ~UDA_CONTEXT_CREATE_NO_BACKENDS)))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	if (info && (unsigned)info->log_level > UDA_LOG_DEBUG)
 		return UDA_ERROR_INVALID_ARGUMENT;
@@ -33,6 +35,8 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 		free(ctx);
 		return UDA_ERROR_OUT_OF_MEMORY;
 	}
+	if (!info || !(info->flags & UDA_CONTEXT_CREATE_NO_BACKENDS))
+		backend_loader_load_all(ctx);
 	*out_context = ctx;
 	return UDA_SUCCESS;
 }
@@ -46,6 +50,8 @@ void uda_context_destroy(uda_context *ctx)
 	for (uint32_t i = ctx->device_count; i-- > 0;)
 		uda_device_destroy(ctx->devices[i]);
 	free(ctx->devices);
+	/* After the devices: their destroy callbacks live in the modules. */
+	backend_loader_unload_all(ctx);
 	while (ctx->error_slots) {
 		struct uda_error_slot *next = ctx->error_slots->next;
 		free(ctx->error_slots);

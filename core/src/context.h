@@ -33,6 +33,9 @@ struct uda_context {
 	uda_device **devices;
 	uint32_t device_count;
 	uint32_t device_capacity;
+
+	/* Backend modules in load order. */
+	struct uda_backend_module *modules;
 };
 
 /* Shorthand used on every entry point for a NULL argument. */

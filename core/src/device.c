@@ -22,10 +22,17 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	UDA_CHECK_ARG(ctx, name_valid(info->name));
 	UDA_CHECK_ARG(ctx, name_valid(info->backend_name));
 	UDA_CHECK_ARG(ctx, info->interface);
-	if (info->interface->version < UDA_DEVICE_INTERFACE_VERSION_1 || !info->interface->get_capability_sets)
+	const uda_device_interface *impl = info->interface;
+	if (impl->version < UDA_DEVICE_INTERFACE_VERSION_1 || !impl->get_capability_sets)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "device %s: interface version %u without get_capability_sets", info->name,
-		                             info->interface->version);
+		                             impl->version);
+	if ((impl->allocate || impl->import) && !impl->free)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "device %s: allocates or imports without free",
+		                             info->name);
+	if (!impl->map != !impl->unmap)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "device %s: map and unmap come in a pair",
+		                             info->name);
 
 	uda_device *device = calloc(1, sizeof(*device));
 	if (!device)

@@ -6,6 +6,7 @@
 
 #include "capability_set_list.h"
 #include "device.h"
+#include "linear_layout.h"
 #include "request.h"
 
 struct assertion_fit {
@@ -15,43 +16,8 @@ struct assertion_fit {
 
 static bool layout_is_linear(const uda_capability_set_list *list, const struct uda_capability_set_record *set)
 {
-	const struct uda_capability_record *layout = &list->caps[set->cap_first + set->layout_index];
-	if (layout->name != UDA_CAPABILITY_LAYOUT)
-		return false;
-	const uint8_t *p = capability_payload(list, layout);
-	uint64_t modifier = 0;
-	for (int i = 0; i < 8; i++)
-		modifier |= (uint64_t)p[i] << (8 * i);
-	return modifier == DRM_FORMAT_MOD_LINEAR;
-}
-
-/* Smallest pitch-linear footprint of the assertion under the set's
- * constraints; false if the constraints cannot hold it at all. */
-static bool linear_fits(const struct assertion_fit *fit, const struct uda_constraint_values *c)
-{
-	const uint32_t has = c->present;
-	uint64_t total = 0;
-	for (uint32_t p = 0; p < fit->format.plane_count; p++) {
-		const uda_format_plane_info *plane = &fit->format.planes[p];
-		uint64_t w =
-		    (fit->assertion->width + plane->horizontal_subsampling - 1) / plane->horizontal_subsampling;
-		uint64_t h = (fit->assertion->height + plane->vertical_subsampling - 1) / plane->vertical_subsampling;
-		uint64_t pitch = (w + plane->block_width - 1) / plane->block_width * plane->bytes_per_block;
-		if (p == 0 && (has & (1u << UDA_CONSTRAINT_MIN_PITCH)) && pitch < c->value[UDA_CONSTRAINT_MIN_PITCH])
-			pitch = c->value[UDA_CONSTRAINT_MIN_PITCH];
-		if ((has & (1u << UDA_CONSTRAINT_PITCH_ALIGNMENT)) &&
-		    !uda_align_up_u64(pitch, c->value[UDA_CONSTRAINT_PITCH_ALIGNMENT], &pitch))
-			return false;
-		if ((has & (1u << UDA_CONSTRAINT_MAX_PITCH)) && pitch > c->value[UDA_CONSTRAINT_MAX_PITCH])
-			return false;
-		if ((has & (1u << UDA_CONSTRAINT_PLANE_ALIGNMENT)) && p > 0 &&
-		    !uda_align_up_u64(total, c->value[UDA_CONSTRAINT_PLANE_ALIGNMENT], &total))
-			return false;
-		uint64_t plane_size;
-		if (__builtin_mul_overflow(pitch, h, &plane_size) || __builtin_add_overflow(total, plane_size, &total))
-			return false;
-	}
-	return !(has & (1u << UDA_CONSTRAINT_MAX_SIZE)) || total <= c->value[UDA_CONSTRAINT_MAX_SIZE];
+	uint64_t modifier;
+	return capability_set_layout_modifier(list, set, &modifier) && modifier == DRM_FORMAT_MOD_LINEAR;
 }
 
 struct fit_filter {
@@ -73,7 +39,9 @@ static bool set_holds_assertion(const struct uda_capability_set_record *set, con
 	uint32_t planes = fit->assertion->plane_count_hint ? fit->assertion->plane_count_hint : fit->format.plane_count;
 	if ((c->present & (1u << UDA_CONSTRAINT_MAX_PLANES)) && planes > c->value[UDA_CONSTRAINT_MAX_PLANES])
 		return false;
-	if (layout_is_linear(filter->list, set) && !linear_fits(fit, c))
+	uda_allocation_metadata layout;
+	if (layout_is_linear(filter->list, set) &&
+	    !linear_layout_compute(&fit->format, fit->assertion->width, fit->assertion->height, c, &layout))
 		return false;
 	return true;
 }

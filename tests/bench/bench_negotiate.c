@@ -813,7 +813,12 @@ int main(int argc, char **argv)
 
 	uda_context *ctx = NULL;
 	uda_capability_set_builder *builder = NULL;
-	uda_result r = uda_context_create(NULL, &ctx);
+	/* Only the in-process devices this program registers. */
+	const uda_context_create_info context_info = {
+		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
+	};
+	uda_result r = uda_context_create(&context_info, &ctx);
 	if (r == UDA_SUCCESS)
 		r = uda_capability_set_builder_create(ctx, &builder);
 	if (r != UDA_SUCCESS) {

@@ -30,10 +30,13 @@ class BadArguments : public ::testing::Test
 
 	void SetUp() override
 	{
-		uda_context_create_info info = {UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, nullptr, UDA_LOG_DEBUG,
-		                                count_log, &messages};
+		uda_context_create_info info = bare_context_info();
+		info.log_level = UDA_LOG_DEBUG;
+		info.log_callback = count_log;
+		info.log_user_data = &messages;
 		ASSERT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
-		ASSERT_EQ(uda_context_create(nullptr, &other), UDA_SUCCESS);
+		uda_context_create_info other_info = bare_context_info();
+		ASSERT_EQ(uda_context_create(&other_info, &other), UDA_SUCCESS);
 		ASSERT_EQ(uda_capability_set_builder_create(ctx, &builder), UDA_SUCCESS);
 		ASSERT_EQ(uda_capability_set_builder_add_layout(builder, DRM_FORMAT_MOD_LINEAR, 0), UDA_SUCCESS);
 		ASSERT_EQ(uda_capability_set_list_create(ctx, &list), UDA_SUCCESS);

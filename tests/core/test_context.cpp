@@ -47,8 +47,10 @@ TEST(Context, ErrorsAreLoggedAtDebugLevelOnly)
 {
 	LogRecord quiet, verbose;
 	for (auto [level, record] : {std::pair{UDA_LOG_WARNING, &quiet}, std::pair{UDA_LOG_DEBUG, &verbose}}) {
-		uda_context_create_info info = {UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, nullptr, level, record_log,
-		                                record};
+		uda_context_create_info info = bare_context_info();
+		info.log_level = level;
+		info.log_callback = record_log;
+		info.log_user_data = record;
 		uda_context *ctx = nullptr;
 		ASSERT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
 		uda_capability_set_builder *b = nullptr;

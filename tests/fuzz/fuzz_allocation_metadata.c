@@ -8,8 +8,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* Deserialization needs no devices; skip loading backend modules. */
+	const uda_context_create_info context_info = {
+		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
+	};
 	uda_context *ctx;
-	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS)
+	if (uda_context_create(&context_info, &ctx) != UDA_SUCCESS)
 		abort();
 	uda_allocation_metadata metadata;
 	uda_capability_set_list *set = NULL;

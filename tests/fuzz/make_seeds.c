@@ -66,8 +66,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
+	/* Deserialization needs no devices; skip loading backend modules. */
+	const uda_context_create_info context_info = {
+		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
+	};
 	uda_context *ctx;
-	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS)
+	if (uda_context_create(&context_info, &ctx) != UDA_SUCCESS)
 		return 1;
 	uint8_t buffer[8192];
 	for (int v = 0; v < 3; v++) {

@@ -73,10 +73,21 @@ struct ListDeleter {
 using ContextPtr = std::unique_ptr<uda_context, ContextDeleter>;
 using ListPtr = std::unique_ptr<uda_capability_set_list, ListDeleter>;
 
+/* Core tests run on in-process test devices only: a bare context never
+ * loads the backend modules that may be installed on the machine. */
+inline uda_context_create_info bare_context_info()
+{
+	uda_context_create_info info = {};
+	info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
+	info.flags = UDA_CONTEXT_CREATE_NO_BACKENDS;
+	return info;
+}
+
 inline ContextPtr make_context()
 {
 	uda_context *ctx = nullptr;
-	EXPECT_EQ(uda_context_create(nullptr, &ctx), UDA_SUCCESS);
+	uda_context_create_info info = bare_context_info();
+	EXPECT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
 	return ContextPtr(ctx);
 }
 

@@ -73,6 +73,8 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO = 5,
 	UDA_STRUCTURE_TYPE_NEGOTIATION_INFO = 6,
 	UDA_STRUCTURE_TYPE_ALLOCATION_METADATA = 7,
+	UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO = 8,
+	UDA_STRUCTURE_TYPE_IMPORT_INFO = 9,
 } uda_structure_type;
 
 #define UDA_UUID_SIZE 16
@@ -93,9 +95,14 @@ typedef enum uda_log_level {
  * used from several threads. `message` is valid for the call only. */
 typedef void (*uda_log_callback)(uda_log_level level, const char *message, void *user_data);
 
+/* Do not load backend modules: only devices the caller registers with
+ * uda_context_add_device exist (tests, embedders with their own backends). */
+#define UDA_CONTEXT_CREATE_NO_BACKENDS 0x1u
+
 typedef struct uda_context_create_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO */
 	const void *next;
+	uint32_t flags; /* UDA_CONTEXT_CREATE_* */
 	/* Messages at or below this level reach log_callback; 0 means
 	 * UDA_LOG_WARNING. */
 	uda_log_level log_level;
@@ -103,7 +110,13 @@ typedef struct uda_context_create_info {
 	void *log_user_data;
 } uda_context_create_info;
 
-/* info may be NULL for defaults. */
+/* info may be NULL for defaults. Unless UDA_CONTEXT_CREATE_NO_BACKENDS is
+ * set, backend modules are loaded from their JSON manifests, searched in
+ * the folders of UDA_BACKEND_PATH (colon-separated, ignored in setuid
+ * processes), $XDG_DATA_HOME/uda/backends.d, each $XDG_DATA_DIRS entry's
+ * uda/backends.d and the installation's share/uda/backends.d; the first
+ * manifest of a backend name wins. A manifest or module that cannot be
+ * used is skipped and the reason logged; it never fails the context. */
 UDA_API uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context);
 /* Destroys the context and the devices registered with it. Builders and
  * lists are the caller's and must be destroyed first. */
@@ -478,6 +491,93 @@ UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context, const
 UDA_API uda_result uda_allocation_metadata_deserialize(uda_context *context, const void *data, size_t size,
                                                        uda_allocation_metadata *out_metadata,
                                                        uda_capability_set_list **out_set_list);
+
+/* ------------------------------------------------------------------------ */
+/* Allocations                                                               */
+
+typedef struct uda_allocation uda_allocation;
+
+typedef struct uda_allocation_create_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO */
+	const void *next;
+	uda_device *device; /* the device whose backend allocates */
+	const uda_assertion *assertion;
+	/* The capability set to satisfy: set_index of set_list (typically the
+	 * result of uda_negotiate). Copied. */
+	const uda_capability_set_list *set_list;
+	uint32_t set_index;
+} uda_allocation_create_info;
+
+/* Allocates memory satisfying one capability set on one device.
+ * UDA_ERROR_UNSUPPORTED if the device's backend does not allocate. */
+UDA_API uda_result uda_allocate(const uda_allocation_create_info *info, uda_allocation **out_allocation);
+
+/* Negotiates as uda_negotiate does, then allocates with fallback: the
+ * negotiated sets are tried best first, and for each set the devices in
+ * the order of info->devices, until one allocation succeeds. Each failure
+ * on the way is logged at debug level; only the last one is returned. If
+ * out_sets is not NULL it receives the negotiated list (caller owns it)
+ * and *out_set_index the index of the set that was allocated. */
+UDA_API uda_result uda_negotiate_allocate(uda_context *context, const uda_negotiation_info *info,
+                                          uda_allocation **out_allocation, uda_capability_set_list **out_sets,
+                                          uint32_t *out_set_index);
+
+/* Frees the allocation (memory stays alive while exported fds or other
+ * importers hold it). Accepts NULL. Unmaps a mapping still in place. */
+UDA_API void uda_allocation_destroy(uda_allocation *allocation);
+
+/* Size, planes and device UUIDs. handle_type is UDA_HANDLE_TYPE_NONE: the
+ * handle type is chosen at export. */
+UDA_API uda_result uda_allocation_get_metadata(const uda_allocation *allocation,
+                                               uda_allocation_metadata *out_metadata);
+/* The one-set list of the capability set the memory satisfies; owned by
+ * the allocation. */
+UDA_API uda_result uda_allocation_get_capability_set(const uda_allocation *allocation,
+                                                     const uda_capability_set_list **out_set_list);
+UDA_API uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_device **out_device);
+
+/* A new file descriptor (O_CLOEXEC, owned by the caller) for the memory.
+ * UDA_ERROR_UNSUPPORTED if the set or the backend cannot carry that
+ * handle type. */
+UDA_API uda_result uda_allocation_export(uda_allocation *allocation, uda_handle_type handle_type, int *out_fd);
+/* The serialized metadata an importer needs with an fd of handle_type;
+ * buffer conventions as uda_capability_set_list_serialize. */
+UDA_API uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type,
+                                                     void *data, size_t capacity, size_t *out_size);
+
+typedef struct uda_import_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_IMPORT_INFO */
+	const void *next;
+	uda_device *device; /* the importing device */
+	int fd;             /* not taken: the caller still owns and closes it */
+	const uda_allocation_metadata *metadata; /* handle_type names the fd's kind */
+	const uda_capability_set_list *set_list; /* the set the memory satisfies */
+	uint32_t set_index;
+} uda_import_info;
+
+/* Imports memory another device (or process) exported. Everything is
+ * checked before the backend sees it: the metadata's consistency, the fd's
+ * real size against metadata->size, seals of a MEMFD (SHRINK and GROW),
+ * device and driver UUIDs for OPAQUE_FD, the handle type against the set.
+ * Each failure has its own message and leaves no descriptor open. */
+UDA_API uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocation);
+/* uda_import from an fd and uda_allocation_serialize_metadata bytes. */
+UDA_API uda_result uda_import_serialized(uda_device *device, int fd, const void *metadata, size_t metadata_size,
+                                         uda_allocation **out_allocation);
+
+#define UDA_ACCESS_READ 0x1u
+#define UDA_ACCESS_WRITE 0x2u
+
+/* Maps the whole allocation for the CPU (plane offsets from the metadata
+ * apply). One mapping at a time; UDA_ERROR_UNSUPPORTED where the
+ * placement is not mappable. */
+UDA_API uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void **out_pointer);
+UDA_API uda_result uda_allocation_unmap(uda_allocation *allocation);
+/* Bracket CPU access to a mapping: begin makes device writes visible to
+ * the CPU, end makes CPU writes visible to devices. Cheap no-ops on
+ * coherent memory; required for correctness on non-coherent memory. */
+UDA_API uda_result uda_allocation_begin_cpu_access(uda_allocation *allocation, uint32_t access);
+UDA_API uda_result uda_allocation_end_cpu_access(uda_allocation *allocation, uint32_t access);
 
 #ifdef __cplusplus
 }

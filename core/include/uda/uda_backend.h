@@ -18,7 +18,15 @@ extern "C" {
 #endif
 
 #define UDA_DEVICE_INTERFACE_VERSION_1 1u
-#define UDA_DEVICE_INTERFACE_VERSION   UDA_DEVICE_INTERFACE_VERSION_1
+#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_1
+
+/* What the backend knows of one allocation: its private object plus the
+ * layout it chose. The core fills width, height, format and the UUIDs of
+ * the metadata; the backend fills size, plane_count and planes. */
+typedef struct uda_backend_allocation {
+	void *data;
+	uda_allocation_metadata metadata;
+} uda_backend_allocation;
 
 typedef struct uda_device_interface {
 	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 */
@@ -29,11 +37,38 @@ typedef struct uda_device_interface {
 	 * UDA_ERROR_UNSUPPORTED (with a message set through
 	 * uda_context_set_error) when the device cannot serve the request;
 	 * an empty list is treated the same way. Mandatory. */
-	uda_result (*get_capability_sets)(void *device_data, uda_context *context, const uda_assertion *assertion,
-	                                  const uda_usage *usage, uda_capability_set_list *out_list);
+	uda_result (*get_capability_sets)(void *device_data, uda_context *context,
+	                                  const uda_assertion *assertion, const uda_usage *usage,
+	                                  uda_capability_set_list *out_list);
 
 	/* Releases device_data when the context is destroyed. Optional. */
 	void (*destroy)(void *device_data);
+
+	/* The entry points below are optional: a device without `allocate`
+	 * never allocates, one without `import` never imports. `free` is
+	 * mandatory when either exists. Allocation objects are the backend's
+	 * own; the core passes them back unchanged. */
+
+	/* Allocates memory satisfying set `set_index` of `set_list` (already
+	 * validated against the assertion) and fills out->data and the layout
+	 * fields of out->metadata. */
+	uda_result (*allocate)(void *device_data, uda_context *context, const uda_assertion *assertion,
+	                       const uda_capability_set_list *set_list, uint32_t set_index,
+	                       uda_backend_allocation *out);
+	/* Imports `fd` (not taken: dup it to keep it) whose metadata and set
+	 * the core has checked (size, seals, UUIDs, handle type). */
+	uda_result (*import)(void *device_data, uda_context *context, int fd, const uda_allocation_metadata *metadata,
+	                     const uda_capability_set_list *set_list, uda_backend_allocation *out);
+	void (*free)(void *device_data, void *allocation);
+	/* A new O_CLOEXEC fd of `handle_type`. */
+	uda_result (*export_fd)(void *device_data, uda_context *context, void *allocation, uda_handle_type handle_type,
+	                        int *out_fd);
+	uda_result (*map)(void *device_data, uda_context *context, void *allocation, uint32_t access,
+	                  void **out_pointer);
+	void (*unmap)(void *device_data, void *allocation, void *pointer);
+	/* Optional even with map: NULL means coherent, nothing to do. */
+	uda_result (*begin_cpu_access)(void *device_data, uda_context *context, void *allocation, uint32_t access);
+	uda_result (*end_cpu_access)(void *device_data, uda_context *context, void *allocation, uint32_t access);
 } uda_device_interface;
 
 typedef struct uda_device_create_info {
@@ -69,6 +104,51 @@ UDA_API void uda_context_log(const uda_context *context, uda_log_level level, co
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Pitch-linear layout of the assertion under set `set_index`'s
+ * constraints: every plane's pitch is its row size rounded up to the pitch
+ * alignment (plane 0 at least the min pitch), planes are packed in order at
+ * the plane and offset alignments, and the size is rounded up to the size
+ * alignment. Fills size, plane_count and planes of *out.
+ * UDA_ERROR_UNSUPPORTED if max pitch or max size cannot be met. */
+UDA_API uda_result uda_backend_linear_layout(const uda_assertion *assertion, const uda_capability_set_list *set_list,
+                                             uint32_t set_index, uda_allocation_metadata *out);
+
+/* Reads one constraint of a set, UDA_SUCCESS with *out = fallback when the
+ * set does not have it. */
+UDA_API uda_result uda_backend_get_constraint(const uda_capability_set_list *set_list, uint32_t set_index,
+                                              uda_constraint constraint, uint64_t fallback, uint64_t *out);
+
+/* Whether the set carries the common capability `name` with this 4-byte
+ * value (HANDLE, PLACEMENT, CPU_ACCESS). */
+UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, uint32_t set_index,
+                                     uda_capability_name name, uint32_t value);
+
+/* ------------------------------------------------------------------------ */
+/* Backend modules                                                           */
+
+/* A shared module named by a manifest exports UDA_BACKEND_ENTRY_POINT, of
+ * type uda_backend_get_interface_fn. The core passes the highest backend
+ * interface version it knows; the module returns its interface, whose
+ * version the core checks before calling anything else. */
+#define UDA_BACKEND_INTERFACE_VERSION_1 1u
+#define UDA_BACKEND_INTERFACE_VERSION UDA_BACKEND_INTERFACE_VERSION_1
+#define UDA_BACKEND_ENTRY_POINT "uda_backend_get_interface"
+
+typedef struct uda_backend_interface {
+	uint32_t version; /* UDA_BACKEND_INTERFACE_VERSION_1 */
+	const char *name;
+	/* Finds the backend's devices and registers each with
+	 * uda_context_add_device. Returning an error (or registering nothing)
+	 * is not fatal to the context: the backend is skipped. */
+	uda_result (*load)(uda_context *context, void **out_backend_data);
+	/* Called after every device of the context has been destroyed.
+	 * Optional. */
+	void (*unload)(void *backend_data);
+} uda_backend_interface;
+
+typedef uda_result (*uda_backend_get_interface_fn)(uint32_t core_interface_version,
+                                                   const uda_backend_interface **out_interface);
 
 #ifdef __cplusplus
 }

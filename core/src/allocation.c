@@ -1,0 +1,414 @@
+/* uda_allocation: memory from one device's backend, the capability set it
+ * satisfies, and the checks that make an import safe to hand to a driver. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "allocation_metadata.h"
+#include "capability_set_list.h"
+#include "device.h"
+#include "request.h"
+
+struct uda_allocation {
+	uda_context *ctx;
+	uda_device *device;
+	uda_capability_set_list *set; /* one set, owned */
+	uda_backend_allocation backend;
+	bool imported;
+	void *mapping;
+};
+
+static uda_result allocation_wrap(uda_device *device, uda_capability_set_list *set, const uda_assertion *assertion,
+                                  const uda_backend_allocation *backend, bool imported, uda_allocation **out)
+{
+	uda_allocation *allocation = calloc(1, sizeof(*allocation));
+	if (!allocation) {
+		device->impl->free(device->data, backend->data);
+		uda_capability_set_list_destroy(set);
+		return uda_context_set_error(device->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	allocation->ctx = device->ctx;
+	allocation->device = device;
+	allocation->set = set;
+	allocation->backend = *backend;
+	allocation->imported = imported;
+	uda_allocation_metadata *m = &allocation->backend.metadata;
+	m->type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+	m->next = NULL;
+	if (!imported)
+		m->handle_type = UDA_HANDLE_TYPE_NONE;
+	if (assertion) {
+		m->width = assertion->width;
+		m->height = assertion->height;
+		m->format = assertion->format;
+		memcpy(m->device_uuid, device->device_uuid, UDA_UUID_SIZE);
+		memcpy(m->driver_uuid, device->driver_uuid, UDA_UUID_SIZE);
+	}
+	*out = allocation;
+	return UDA_SUCCESS;
+}
+
+static uda_result allocate_on(uda_device *device, const uda_assertion *assertion, const uda_capability_set_list *list,
+                              uint32_t set_index, uda_allocation **out)
+{
+	uda_context *ctx = device->ctx;
+	if (!device->impl->allocate)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not allocate", device->name);
+
+	uda_capability_set_list *set;
+	uda_result result = capability_set_list_new(ctx, &set);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_list_append_copy(set, list, set_index);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(set);
+		return result;
+	}
+
+	uda_backend_allocation backend;
+	memset(&backend, 0, sizeof(backend));
+	result = device->impl->allocate(device->data, ctx, assertion, set, 0, &backend);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(set);
+		return result;
+	}
+	/* A backend's layout must pass the same check an importer applies. */
+	uda_allocation_metadata check = backend.metadata;
+	check.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+	check.next = NULL;
+	check.width = assertion->width;
+	check.height = assertion->height;
+	check.format = assertion->format;
+	result = allocation_metadata_check(ctx, UDA_ERROR_BACKEND, &check, set, &set->sets[0]);
+	if (result != UDA_SUCCESS) {
+		device->impl->free(device->data, backend.data);
+		uda_capability_set_list_destroy(set);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "device %s allocated an inconsistent layout: %s",
+		                             device->name, uda_context_get_error(ctx));
+	}
+	return allocation_wrap(device, set, assertion, &backend, false, out);
+}
+
+uda_result uda_allocate(const uda_allocation_create_info *info, uda_allocation **out_allocation)
+{
+	if (!info || !info->device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_context *ctx = info->device->ctx;
+	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO && !info->next);
+	UDA_CHECK_ARG(ctx, out_allocation);
+	UDA_CHECK_ARG(ctx, info->set_list && info->set_list->ctx == ctx);
+	if (info->set_index >= info->set_list->set_count)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)",
+		                             info->set_index, info->set_list->set_count);
+	uda_result result = uda_assertion_validate(ctx, info->assertion);
+	if (result != UDA_SUCCESS)
+		return result;
+	return allocate_on(info->device, info->assertion, info->set_list, info->set_index, out_allocation);
+}
+
+uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *info, uda_allocation **out_allocation,
+                                  uda_capability_set_list **out_sets, uint32_t *out_set_index)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_allocation);
+	UDA_CHECK_ARG(ctx, !out_sets == !out_set_index);
+	uda_capability_set_list *sets;
+	uda_result result = uda_negotiate(ctx, info, &sets);
+	if (result != UDA_SUCCESS)
+		return result;
+
+	result = UDA_ERROR_UNSUPPORTED;
+	uda_context_set_error(ctx, result, "no negotiating device allocates");
+	for (uint32_t s = 0; s < sets->set_count; s++) {
+		for (uint32_t d = 0; d < info->device_count; d++) {
+			uda_device *device = info->devices[d].device;
+			if (!device->impl->allocate)
+				continue;
+			result = allocate_on(device, info->assertion, sets, s, out_allocation);
+			if (result == UDA_SUCCESS) {
+				uda_context_log(ctx, UDA_LOG_DEBUG, "allocated set %u of %u on %s", s, sets->set_count,
+				                device->name);
+				if (out_sets) {
+					*out_sets = sets;
+					*out_set_index = s;
+				} else {
+					uda_capability_set_list_destroy(sets);
+				}
+				return UDA_SUCCESS;
+			}
+			uda_context_log(ctx, UDA_LOG_DEBUG, "set %u on %s: %s: %s", s, device->name,
+			                uda_result_to_string(result), uda_context_get_error(ctx));
+		}
+	}
+	uda_capability_set_list_destroy(sets);
+	return result;
+}
+
+void uda_allocation_destroy(uda_allocation *allocation)
+{
+	if (!allocation)
+		return;
+	uda_device *device = allocation->device;
+	if (allocation->mapping)
+		device->impl->unmap(device->data, allocation->backend.data, allocation->mapping);
+	device->impl->free(device->data, allocation->backend.data);
+	uda_capability_set_list_destroy(allocation->set);
+	free(allocation);
+}
+
+uda_result uda_allocation_get_metadata(const uda_allocation *allocation, uda_allocation_metadata *out_metadata)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, out_metadata);
+	*out_metadata = allocation->backend.metadata;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_get_capability_set(const uda_allocation *allocation,
+                                             const uda_capability_set_list **out_set_list)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, out_set_list);
+	*out_set_list = allocation->set;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_device **out_device)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, out_device);
+	*out_device = allocation->device;
+	return UDA_SUCCESS;
+}
+
+/* A set that names handle types restricts exports and imports to them; a
+ * set that names none (a device that never shares) allows none. */
+static uda_result check_handle_type(uda_context *ctx, const uda_capability_set_list *set, uint32_t set_index,
+                                    uda_handle_type type)
+{
+	if (!handle_type_known(type))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "unknown handle type %d", (int)type);
+	if (!uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, type))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "handle type %d is not in the allocation's capability set", (int)type);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_export(uda_allocation *allocation, uda_handle_type handle_type, int *out_fd)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_context *ctx = allocation->ctx;
+	UDA_CHECK_ARG(ctx, out_fd);
+	uda_result result = check_handle_type(ctx, allocation->set, 0, handle_type);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_device *device = allocation->device;
+	if (!device->impl->export_fd)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not export", device->name);
+	int fd = -1;
+	result = device->impl->export_fd(device->data, ctx, allocation->backend.data, handle_type, &fd);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (fd < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "device %s exported no fd", device->name);
+	*out_fd = fd;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type, void *data,
+                                             size_t capacity, size_t *out_size)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_context *ctx = allocation->ctx;
+	uda_result result = check_handle_type(ctx, allocation->set, 0, handle_type);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_allocation_metadata m = allocation->backend.metadata;
+	m.handle_type = handle_type;
+	return uda_allocation_metadata_serialize(ctx, &m, allocation->set, 0, data, capacity, out_size);
+}
+
+/* The size of what fd refers to, or -1 where the kernel cannot say. */
+static off_t fd_size(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_size;
+	/* DMA-BUFs answer lseek(SEEK_END) with their size. */
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end >= 0)
+		lseek(fd, 0, SEEK_SET);
+	return end;
+}
+
+static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, const uda_allocation_metadata *m)
+{
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd %d is not open", fd);
+	if (m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD &&
+	    (memcmp(m->device_uuid, device->device_uuid, UDA_UUID_SIZE) != 0 ||
+	     memcmp(m->driver_uuid, device->driver_uuid, UDA_UUID_SIZE) != 0))
+		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
+		                             "import: an opaque fd from another device or driver (UUIDs differ from %s)",
+		                             device->name);
+	if (m->handle_type == UDA_HANDLE_TYPE_MEMFD) {
+		int seals = fcntl(fd, F_GET_SEALS);
+		if (seals < 0)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd is not a memfd (%s)",
+			                             strerror(errno));
+		if ((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "import: memfd is not sealed against shrinking and growing");
+	}
+	off_t size = fd_size(fd);
+	if (size < 0 && m->handle_type != UDA_HANDLE_TYPE_OPAQUE_FD)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: the size of fd %d is unknown", fd);
+	if (size >= 0 && (uint64_t)size < m->size)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "import: fd holds %lld bytes, metadata claims %llu", (long long)size,
+		                             (unsigned long long)m->size);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocation)
+{
+	if (!info || !info->device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_device *device = info->device;
+	uda_context *ctx = device->ctx;
+	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_IMPORT_INFO && !info->next);
+	UDA_CHECK_ARG(ctx, out_allocation && info->metadata);
+	UDA_CHECK_ARG(ctx, info->metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA && !info->metadata->next);
+	UDA_CHECK_ARG(ctx, info->set_list && info->set_list->ctx == ctx);
+	if (info->set_index >= info->set_list->set_count)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)",
+		                             info->set_index, info->set_list->set_count);
+	if (!device->impl->import)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not import", device->name);
+
+	const uda_allocation_metadata *m = info->metadata;
+	uda_result result = allocation_metadata_check(ctx, UDA_ERROR_INVALID_ARGUMENT, m, info->set_list,
+	                                              &info->set_list->sets[info->set_index]);
+	if (result == UDA_SUCCESS)
+		result = check_handle_type(ctx, info->set_list, info->set_index, m->handle_type);
+	if (result == UDA_SUCCESS)
+		result = check_import_fd(ctx, device, info->fd, m);
+	if (result != UDA_SUCCESS)
+		return result;
+
+	uda_capability_set_list *set;
+	result = capability_set_list_new(ctx, &set);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_list_append_copy(set, info->set_list, info->set_index);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(set);
+		return result;
+	}
+	uda_backend_allocation backend;
+	memset(&backend, 0, sizeof(backend));
+	result = device->impl->import(device->data, ctx, info->fd, m, set, &backend);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(set);
+		return result;
+	}
+	backend.metadata = *m; /* the importer sees the exporter's layout */
+	return allocation_wrap(device, set, NULL, &backend, true, out_allocation);
+}
+
+uda_result uda_import_serialized(uda_device *device, int fd, const void *data, size_t size,
+                                 uda_allocation **out_allocation)
+{
+	if (!device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_allocation_metadata metadata;
+	uda_capability_set_list *set;
+	uda_result result = uda_allocation_metadata_deserialize(device->ctx, data, size, &metadata, &set);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_import_info info = {
+		.type = UDA_STRUCTURE_TYPE_IMPORT_INFO,
+		.device = device,
+		.fd = fd,
+		.metadata = &metadata,
+		.set_list = set,
+	};
+	result = uda_import(&info, out_allocation);
+	uda_capability_set_list_destroy(set);
+	return result;
+}
+
+static uda_result check_access(uda_context *ctx, uint32_t access)
+{
+	if (access == 0 || (access & ~(UDA_ACCESS_READ | UDA_ACCESS_WRITE)))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "access 0x%x: READ and/or WRITE expected",
+		                             access);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void **out_pointer)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_context *ctx = allocation->ctx;
+	UDA_CHECK_ARG(ctx, out_pointer);
+	uda_result result = check_access(ctx, access);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (allocation->mapping)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is already mapped");
+	uda_device *device = allocation->device;
+	if (!device->impl->map)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s cannot map for the CPU", device->name);
+	void *pointer = NULL;
+	result = device->impl->map(device->data, ctx, allocation->backend.data, access, &pointer);
+	if (result != UDA_SUCCESS)
+		return result;
+	allocation->mapping = pointer;
+	*out_pointer = pointer;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_unmap(uda_allocation *allocation)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	if (!allocation->mapping)
+		return uda_context_set_error(allocation->ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is not mapped");
+	allocation->device->impl->unmap(allocation->device->data, allocation->backend.data, allocation->mapping);
+	allocation->mapping = NULL;
+	return UDA_SUCCESS;
+}
+
+static uda_result cpu_access(uda_allocation *allocation, uint32_t access, bool begin)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_context *ctx = allocation->ctx;
+	uda_result result = check_access(ctx, access);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (!allocation->mapping)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is not mapped");
+	uda_device *device = allocation->device;
+	uda_result (*fn)(void *, uda_context *, void *, uint32_t) =
+		begin ? device->impl->begin_cpu_access : device->impl->end_cpu_access;
+	return fn ? fn(device->data, ctx, allocation->backend.data, access) : UDA_SUCCESS;
+}
+
+uda_result uda_allocation_begin_cpu_access(uda_allocation *allocation, uint32_t access)
+{
+	return cpu_access(allocation, access, true);
+}
+
+uda_result uda_allocation_end_cpu_access(uda_allocation *allocation, uint32_t access)
+{
+	return cpu_access(allocation, access, false);
+}
