@@ -84,7 +84,9 @@ uda_result backend_manifest_parse(const uda_context *ctx, const char *text, size
 	 * makes the manifest malformed, as does a value cut short. */
 	size_t consumed = json_tokener_get_parse_end(tokener);
 	uda_result result;
-	if (!root || error != json_tokener_success)
+	if (error == json_tokener_continue)
+		result = INVALID("manifest: the JSON ends early");
+	else if (!root || error != json_tokener_success)
 		result = INVALID("manifest: not JSON (%s)", json_tokener_error_desc(error));
 	else if (consumed != size && strspn(text + consumed, " \t\r\n") != size - consumed)
 		result = INVALID("manifest: trailing bytes after the JSON value");
