@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 		    .type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		    .name = sim_devices[i].name,
 		    .backend_name = "simulation",
+		    .api = UDA_DEVICE_API_OTHER,
 		    .interface = &sim_interface,
 		    .device_data = (void *)&sim_devices[i],
 		};

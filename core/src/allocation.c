@@ -187,6 +187,18 @@ uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_devic
 	return UDA_SUCCESS;
 }
 
+uda_result uda_allocation_get_native(const uda_allocation *allocation, void *out_native)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, out_native);
+	uda_device *device = allocation->device;
+	if (!device->impl->get_native)
+		return uda_context_set_error(allocation->ctx, UDA_ERROR_UNSUPPORTED, "device %s has no native objects",
+		                             device->name);
+	return device->impl->get_native(device->data, allocation->ctx, allocation->backend.data, out_native);
+}
+
 /* A set that names handle types restricts exports and imports to them; a
  * set that names none (a device that never shares) allows none. */
 static uda_result check_handle_type(uda_context *ctx, const uda_capability_set_list *set, uint32_t set_index,

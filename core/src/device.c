@@ -1,5 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "capability_set_list.h"
 #include "device.h"
@@ -22,6 +24,7 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	UDA_CHECK_ARG(ctx, name_valid(info->name));
 	UDA_CHECK_ARG(ctx, name_valid(info->backend_name));
 	UDA_CHECK_ARG(ctx, info->interface);
+	UDA_CHECK_ARG(ctx, uda_device_api_to_string(info->api) && info->api != UDA_DEVICE_API_ANY);
 	const uda_device_interface *impl = info->interface;
 	if (impl->version < UDA_DEVICE_INTERFACE_VERSION_1 || !impl->get_capability_sets)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
@@ -42,6 +45,9 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	memcpy(device->driver_uuid, info->driver_uuid, UDA_UUID_SIZE);
 	device->name = strdup(info->name);
 	device->backend_name = strdup(info->backend_name);
+	device->api = info->api;
+	device->drm_primary = info->drm_primary;
+	device->drm_render = info->drm_render;
 	device->impl = info->interface;
 	device->data = info->device_data;
 	if (!device->name || !device->backend_name) {
@@ -54,9 +60,11 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	uda_result result = UDA_SUCCESS;
 	pthread_mutex_lock(&ctx->device_lock);
 	for (uint32_t i = 0; i < ctx->device_count; i++) {
-		if (memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0) {
+		if (ctx->devices[i]->api == info->api &&
+		    memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0) {
 			result = uda_context_set_error(ctx, UDA_ERROR_EXISTS,
-			                               "device %s: UUID already registered by %s (%s)", info->name,
+			                               "device %s: UUID already registered through %s by %s (%s)",
+			                               info->name, uda_device_api_to_string(info->api),
 			                               ctx->devices[i]->name, ctx->devices[i]->backend_name);
 			break;
 		}
@@ -118,22 +126,88 @@ uda_result uda_context_enumerate_devices(uda_context *ctx, uint32_t *count, uda_
 	return result;
 }
 
-uda_result uda_context_find_device(uda_context *ctx, const uint8_t device_uuid[UDA_UUID_SIZE], uda_device **out_device)
+static bool api_matches(const uda_device *device, uda_device_api api)
+{
+	return api == UDA_DEVICE_API_ANY || device->api == api;
+}
+
+uda_result uda_context_find_device(uda_context *ctx, const uint8_t device_uuid[UDA_UUID_SIZE], uda_device_api api,
+                                   uda_device **out_device)
 {
 	if (!ctx)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, device_uuid && out_device);
+	UDA_CHECK_ARG(ctx, uda_device_api_to_string(api));
 	uda_device *found = NULL;
 	pthread_mutex_lock(&ctx->device_lock);
 	for (uint32_t i = 0; i < ctx->device_count && !found; i++) {
-		if (memcmp(ctx->devices[i]->device_uuid, device_uuid, UDA_UUID_SIZE) == 0)
+		if (api_matches(ctx->devices[i], api) &&
+		    memcmp(ctx->devices[i]->device_uuid, device_uuid, UDA_UUID_SIZE) == 0)
 			found = ctx->devices[i];
 	}
 	pthread_mutex_unlock(&ctx->device_lock);
 	if (!found)
-		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "no device with that UUID");
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "no device with that UUID through %s",
+		                             uda_device_api_to_string(api));
 	*out_device = found;
 	return UDA_SUCCESS;
+}
+
+static bool node_is(const uda_drm_node *node, dev_t rdev)
+{
+	return node->present && node->major == major(rdev) && node->minor == minor(rdev);
+}
+
+uda_result uda_context_find_device_by_drm_fd(uda_context *ctx, int drm_fd, uda_device_api api,
+                                             uda_device **out_device)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_device);
+	UDA_CHECK_ARG(ctx, uda_device_api_to_string(api));
+	struct stat st;
+	if (drm_fd < 0 || fstat(drm_fd, &st) != 0)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "fd %d is not open", drm_fd);
+	if (!S_ISCHR(st.st_mode))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "fd %d is not a device node", drm_fd);
+	uda_device *found = NULL;
+	pthread_mutex_lock(&ctx->device_lock);
+	for (uint32_t i = 0; i < ctx->device_count && !found; i++) {
+		const uda_device *d = ctx->devices[i];
+		if (api_matches(d, api) && (node_is(&d->drm_primary, st.st_rdev) || node_is(&d->drm_render, st.st_rdev)))
+			found = ctx->devices[i];
+	}
+	pthread_mutex_unlock(&ctx->device_lock);
+	if (!found)
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "no device behind DRM node %u:%u through %s",
+		                             major(st.st_rdev), minor(st.st_rdev), uda_device_api_to_string(api));
+	*out_device = found;
+	return UDA_SUCCESS;
+}
+
+bool uda_device_same_hardware(const uda_device *a, const uda_device *b)
+{
+	return a && b && memcmp(a->device_uuid, b->device_uuid, UDA_UUID_SIZE) == 0 &&
+	       memcmp(a->driver_uuid, b->driver_uuid, UDA_UUID_SIZE) == 0;
+}
+
+const char *uda_device_api_to_string(uda_device_api api)
+{
+	switch (api) {
+	case UDA_DEVICE_API_ANY:
+		return "ANY";
+	case UDA_DEVICE_API_CPU:
+		return "CPU";
+	case UDA_DEVICE_API_VULKAN:
+		return "VULKAN";
+	case UDA_DEVICE_API_GL:
+		return "GL";
+	case UDA_DEVICE_API_DRM:
+		return "DRM";
+	case UDA_DEVICE_API_OTHER:
+		return "OTHER";
+	}
+	return NULL;
 }
 
 uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info)
@@ -147,6 +221,9 @@ uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_in
 	memcpy(out_info->driver_uuid, device->driver_uuid, UDA_UUID_SIZE);
 	out_info->name = device->name;
 	out_info->backend_name = device->backend_name;
+	out_info->api = device->api;
+	out_info->drm_primary = device->drm_primary;
+	out_info->drm_render = device->drm_render;
 	return UDA_SUCCESS;
 }
 

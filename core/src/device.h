@@ -9,6 +9,9 @@ struct uda_device {
 	uint8_t driver_uuid[UDA_UUID_SIZE];
 	char *name;
 	char *backend_name;
+	uda_device_api api;
+	uda_drm_node drm_primary;
+	uda_drm_node drm_render;
 	const uda_device_interface *impl;
 	void *data;
 };

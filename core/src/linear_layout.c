@@ -68,30 +68,3 @@ uda_result uda_backend_linear_layout(const uda_assertion *assertion, const uda_c
 	memcpy(out->planes, layout.planes, sizeof(out->planes));
 	return UDA_SUCCESS;
 }
-
-uda_result uda_backend_get_constraint(const uda_capability_set_list *list, uint32_t set_index,
-                                      uda_constraint constraint, uint64_t fallback, uint64_t *out)
-{
-	if (!list)
-		return UDA_ERROR_INVALID_ARGUMENT;
-	UDA_CHECK_ARG(list->ctx, out && set_index < list->set_count && (unsigned)constraint < UDA_CONSTRAINT_COUNT);
-	*out = constraint_or(&list->sets[set_index].constraints, constraint, fallback);
-	return UDA_SUCCESS;
-}
-
-bool uda_backend_set_has_u32(const uda_capability_set_list *list, uint32_t set_index, uda_capability_name name,
-                             uint32_t value)
-{
-	if (!list || set_index >= list->set_count)
-		return false;
-	const struct uda_capability_set_record *set = &list->sets[set_index];
-	for (uint32_t i = 0; i < set->local_first; i++) {
-		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
-		if (cap->vendor != UDA_VENDOR_NONE || cap->name != name || cap->length != 4)
-			continue;
-		const uint8_t *p = capability_payload(list, cap);
-		if ((uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) == value)
-			return true;
-	}
-	return false;
-}

@@ -1,6 +1,10 @@
 // Every public entry point with bad arguments: an error code, a message on
 // the context where there is one, no crash, nothing written to outputs.
 #include <drm_fourcc.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "set_spec.hpp"
 #include "test_device.h"
@@ -227,9 +231,9 @@ TEST_F(BadArguments, Devices)
 	uint8_t uuid[UDA_UUID_SIZE] = {};
 	EXPECT_FAILS(uda_context_enumerate_devices(nullptr, &count, nullptr));
 	EXPECT_FAILS_WITH_MESSAGE(uda_context_enumerate_devices(ctx, nullptr, nullptr), UDA_ERROR_INVALID_ARGUMENT);
-	EXPECT_FAILS(uda_context_find_device(nullptr, uuid, &found));
-	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device(ctx, nullptr, &found), UDA_ERROR_INVALID_ARGUMENT);
-	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device(ctx, uuid, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS(uda_context_find_device(nullptr, uuid, UDA_DEVICE_API_ANY, &found));
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device(ctx, nullptr, UDA_DEVICE_API_ANY, &found), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device(ctx, uuid, UDA_DEVICE_API_ANY, nullptr), UDA_ERROR_INVALID_ARGUMENT);
 	uda_device_info info = {};
 	EXPECT_FAILS(uda_device_get_info(nullptr, &info));
 	EXPECT_FAILS_WITH_MESSAGE(uda_device_get_info(device, nullptr), UDA_ERROR_INVALID_ARGUMENT);
@@ -314,6 +318,7 @@ TEST_F(BadArguments, DeviceRegistration)
 	info.name = "x";
 	info.backend_name = "y";
 	info.interface = &good;
+	info.api = UDA_DEVICE_API_OTHER;
 	info.device_uuid[0] = 0x77;
 	auto with = [&](auto mutate) {
 		uda_device_create_info i = info;
@@ -338,8 +343,64 @@ TEST_F(BadArguments, DeviceRegistration)
 	                          UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_FAILS_WITH_MESSAGE(with([](uda_device_create_info &i) { i.interface = &version_zero; }),
 	                          UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS_WITH_MESSAGE(with([](uda_device_create_info &i) { i.api = UDA_DEVICE_API_ANY; }),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS_WITH_MESSAGE(with([](uda_device_create_info &i) { i.api = static_cast<uda_device_api>(99); }),
+	                          UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(with([](uda_device_create_info &) {}), UDA_SUCCESS);
 	EXPECT_FAILS_WITH_MESSAGE(with([](uda_device_create_info &) {}), UDA_ERROR_EXISTS);
+	// The same hardware through another API is another device.
+	EXPECT_EQ(with([](uda_device_create_info &i) { i.api = UDA_DEVICE_API_GL; }), UDA_SUCCESS);
+}
+
+TEST_F(BadArguments, DeviceLookup)
+{
+	uint8_t uuid[UDA_UUID_SIZE] = {};
+	uda_device *found = nullptr;
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device(ctx, uuid, static_cast<uda_device_api>(42), &found),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS(uda_context_find_device_by_drm_fd(nullptr, 0, UDA_DEVICE_API_ANY, &found));
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device_by_drm_fd(ctx, -1, UDA_DEVICE_API_ANY, &found),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device_by_drm_fd(ctx, 0, UDA_DEVICE_API_ANY, nullptr),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	int pipe_fds[2];
+	ASSERT_EQ(pipe(pipe_fds), 0);
+	EXPECT_FAILS_WITH_MESSAGE(uda_context_find_device_by_drm_fd(ctx, pipe_fds[0], UDA_DEVICE_API_ANY, &found),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	// Found through its node's device number; /dev/null stands in for a
+	// DRM node, the lookup only compares st_rdev.
+	static const uda_device_interface good = {UDA_DEVICE_INTERFACE_VERSION_1, never_called, nullptr};
+	uda_device_create_info info = {};
+	info.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+	info.name = "node";
+	info.backend_name = "test";
+	info.api = UDA_DEVICE_API_DRM;
+	info.interface = &good;
+	info.device_uuid[0] = 0x99;
+	struct stat st;
+	ASSERT_EQ(stat("/dev/null", &st), 0);
+	info.drm_render = {true, major(st.st_rdev), minor(st.st_rdev)};
+	uda_device *node_device = nullptr;
+	ASSERT_EQ(uda_context_add_device(ctx, &info, &node_device), UDA_SUCCESS);
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(null_fd, 0);
+	EXPECT_EQ(uda_context_find_device_by_drm_fd(ctx, null_fd, UDA_DEVICE_API_ANY, &found), UDA_SUCCESS);
+	EXPECT_EQ(found, node_device);
+	EXPECT_EQ(uda_context_find_device_by_drm_fd(ctx, null_fd, UDA_DEVICE_API_VULKAN, &found), UDA_ERROR_NOT_FOUND);
+	close(null_fd);
+	uda_device_info out_info = {};
+	out_info.type = UDA_STRUCTURE_TYPE_DEVICE_INFO;
+	ASSERT_EQ(uda_device_get_info(node_device, &out_info), UDA_SUCCESS);
+	EXPECT_EQ(out_info.api, UDA_DEVICE_API_DRM);
+	EXPECT_TRUE(out_info.drm_render.present);
+	EXPECT_FALSE(out_info.drm_primary.present);
+
+	EXPECT_FALSE(uda_device_same_hardware(nullptr, device));
+	EXPECT_TRUE(uda_device_same_hardware(device, device));
+	EXPECT_FAILS(uda_allocation_get_native(nullptr, &found));
 }
 
 TEST_F(BadArguments, Negotiation)

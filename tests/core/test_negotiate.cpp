@@ -172,10 +172,10 @@ TEST_F(Negotiate, DevicesAreFoundByUuidAndDestroyedWithTheContext)
 	uint8_t uuid[UDA_UUID_SIZE] = {};
 	uuid[15] = 2;
 	uda_device *found = nullptr;
-	ASSERT_EQ(uda_context_find_device(ctx.get(), uuid, &found), UDA_SUCCESS);
+	ASSERT_EQ(uda_context_find_device(ctx.get(), uuid, UDA_DEVICE_API_ANY, &found), UDA_SUCCESS);
 	EXPECT_EQ(found, b);
 	uuid[15] = 7;
-	EXPECT_EQ(uda_context_find_device(ctx.get(), uuid, &found), UDA_ERROR_NOT_FOUND);
+	EXPECT_EQ(uda_context_find_device(ctx.get(), uuid, UDA_DEVICE_API_ANY, &found), UDA_ERROR_NOT_FOUND);
 
 	uint32_t count = 0;
 	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, nullptr), UDA_SUCCESS);

@@ -44,6 +44,7 @@ uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail
 	    .type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	    .name = name,
 	    .backend_name = "test",
+	    .api = UDA_DEVICE_API_OTHER,
 	    .interface = &test_interface,
 	    .device_data = test,
 	};

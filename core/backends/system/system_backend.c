@@ -248,6 +248,7 @@ static uda_result system_load(uda_context *ctx, void **out_backend_data)
 		.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.name = "System memory (memfd)",
 		.backend_name = SYSTEM_BACKEND_NAME,
+		.api = UDA_DEVICE_API_CPU,
 		.interface = &system_device_interface,
 		.device_data = device,
 	};

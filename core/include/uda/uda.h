@@ -75,6 +75,9 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_ALLOCATION_METADATA = 7,
 	UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO = 8,
 	UDA_STRUCTURE_TYPE_IMPORT_INFO = 9,
+	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
+	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
+	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
 } uda_structure_type;
 
 #define UDA_UUID_SIZE 16
@@ -406,6 +409,28 @@ UDA_API uda_result uda_capability_set_list_deserialize(uda_context *context, con
 
 typedef struct uda_device uda_device;
 
+/* The API through which a device is driven. The same hardware reached
+ * through two APIs (lavapipe through Vulkan, llvmpipe through GL) is two
+ * uda devices with the same device UUID and different APIs. */
+typedef enum uda_device_api {
+	UDA_DEVICE_API_ANY = 0, /* lookups only: any API */
+	UDA_DEVICE_API_CPU = 1,
+	UDA_DEVICE_API_VULKAN = 2,
+	UDA_DEVICE_API_GL = 3,
+	UDA_DEVICE_API_DRM = 4,
+	UDA_DEVICE_API_OTHER = 5, /* in-process devices of embedders and tests */
+} uda_device_api;
+
+/* Static name, "VULKAN"; NULL for an unknown value. */
+UDA_API const char *uda_device_api_to_string(uda_device_api api);
+
+/* A DRM device node by its character device number (st_rdev). */
+typedef struct uda_drm_node {
+	bool present;
+	uint32_t major;
+	uint32_t minor;
+} uda_drm_node;
+
 typedef struct uda_device_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_DEVICE_INFO */
 	const void *next;
@@ -415,12 +440,26 @@ typedef struct uda_device_info {
 	uint8_t driver_uuid[UDA_UUID_SIZE];
 	const char *name;         /* valid while the device lives */
 	const char *backend_name; /* valid while the device lives */
+	uda_device_api api;
+	/* The DRM nodes the backend knows for the device (from
+	 * VK_EXT_physical_device_drm, EGL_EXT_device_drm, or its own fd). */
+	uda_drm_node drm_primary;
+	uda_drm_node drm_render;
 } uda_device_info;
 
 /* Two-call enumeration, in registration order. */
 UDA_API uda_result uda_context_enumerate_devices(uda_context *context, uint32_t *count, uda_device **devices);
+/* The first device with this device UUID through `api`
+ * (UDA_DEVICE_API_ANY: through any). UDA_ERROR_NOT_FOUND if none. */
 UDA_API uda_result uda_context_find_device(uda_context *context, const uint8_t device_uuid[UDA_UUID_SIZE],
-                                           uda_device **out_device);
+                                           uda_device_api api, uda_device **out_device);
+/* The first device through `api` whose primary or render node is the
+ * DRM device `drm_fd` refers to. */
+UDA_API uda_result uda_context_find_device_by_drm_fd(uda_context *context, int drm_fd, uda_device_api api,
+                                                     uda_device **out_device);
+/* Whether two devices are the same hardware: equal device UUIDs (and
+ * driver UUIDs, for opaque handles to be valid between them). */
+UDA_API bool uda_device_same_hardware(const uda_device *a, const uda_device *b);
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
 /* The device's capability sets for the assertion and usage, best first,
@@ -535,6 +574,13 @@ UDA_API uda_result uda_allocation_get_metadata(const uda_allocation *allocation,
 UDA_API uda_result uda_allocation_get_capability_set(const uda_allocation *allocation,
                                                      const uda_capability_set_list **out_set_list);
 UDA_API uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_device **out_device);
+
+/* The API objects behind the allocation, for the application to use
+ * directly: `out_native` is a struct of the device's API whose `type` the
+ * caller sets (uda_vulkan_native in uda_vulkan.h, uda_gl_native in
+ * uda_gl.h). UDA_ERROR_UNSUPPORTED if the device's backend has no such
+ * objects. Valid while the allocation lives. */
+UDA_API uda_result uda_allocation_get_native(const uda_allocation *allocation, void *out_native);
 
 /* A new file descriptor (O_CLOEXEC, owned by the caller) for the memory.
  * UDA_ERROR_UNSUPPORTED if the set or the backend cannot carry that

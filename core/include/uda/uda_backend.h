@@ -69,6 +69,9 @@ typedef struct uda_device_interface {
 	/* Optional even with map: NULL means coherent, nothing to do. */
 	uda_result (*begin_cpu_access)(void *device_data, uda_context *context, void *allocation, uint32_t access);
 	uda_result (*end_cpu_access)(void *device_data, uda_context *context, void *allocation, uint32_t access);
+	/* Fills the API struct `out_native` (its type already set by the
+	 * caller: check it) with the objects behind the allocation. */
+	uda_result (*get_native)(void *device_data, uda_context *context, void *allocation, void *out_native);
 } uda_device_interface;
 
 typedef struct uda_device_create_info {
@@ -78,6 +81,9 @@ typedef struct uda_device_create_info {
 	uint8_t driver_uuid[UDA_UUID_SIZE];
 	const char *name;                      /* copied; required */
 	const char *backend_name;              /* copied; required */
+	uda_device_api api;                    /* not UDA_DEVICE_API_ANY */
+	uda_drm_node drm_primary;              /* optional */
+	uda_drm_node drm_render;               /* optional */
 	const uda_device_interface *interface; /* must outlive the device */
 	void *device_data;
 } uda_device_create_info;
@@ -85,7 +91,7 @@ typedef struct uda_device_create_info {
 /* Registers a device. On success the context owns device_data and calls
  * interface->destroy(device_data) when the context is destroyed; on
  * failure nothing is taken. UDA_ERROR_EXISTS if a device with this device
- * UUID is registered already. */
+ * UUID is registered already through the same API. */
 UDA_API uda_result uda_context_add_device(uda_context *context, const uda_device_create_info *info,
                                           uda_device **out_device);
 
@@ -123,6 +129,28 @@ UDA_API uda_result uda_backend_get_constraint(const uda_capability_set_list *set
  * value (HANDLE, PLACEMENT, CPU_ACCESS). */
 UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, uint32_t set_index,
                                      uda_capability_name name, uint32_t value);
+
+/* Finds a capability of the set by vendor and name. For a LOCAL one pass
+ * the owner's device UUID (the backend's own, to find what it put there);
+ * NULL finds only capabilities that are not LOCAL. The payload points into
+ * the list and is valid until the list changes. */
+UDA_API bool uda_backend_find_capability(const uda_capability_set_list *set_list, uint32_t set_index,
+                                         uint16_t vendor, uint16_t name, const uint8_t owner_uuid[UDA_UUID_SIZE],
+                                         uda_capability *out_capability);
+
+/* Capabilities private to an API backend (Vulkan, GL) rather than to a
+ * hardware vendor: PCI vendor ID 0xffff is never assigned. They are LOCAL
+ * by nature; the layout of each payload is the backend's own. */
+#define UDA_VENDOR_API_BACKEND 0xffffu
+
+/* Driver-private bytes of a LAYOUT_OPAQUE payload (after the 16-byte
+ * driver UUID) that Vulkan and GL backends agree on: the layout the
+ * driver gives an image of the assertion's format with the "optimal"
+ * tiling of EXT_external_objects (VK_IMAGE_TILING_OPTIMAL,
+ * GL_OPTIMAL_TILING_EXT). Little-endian u32. Only devices of the same
+ * driver UUID can share it, through OPAQUE_FD handles. */
+#define UDA_OPAQUE_LAYOUT_OPTIMAL_TILING 1u
+#define UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE (UDA_UUID_SIZE + 4u)
 
 /* ------------------------------------------------------------------------ */
 /* Backend modules                                                           */

@@ -42,6 +42,7 @@ static uda_result fake_load(uda_context *ctx, void **out_backend_data)
 		.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.name = "fake device",
 		.backend_name = FAKE_NAME,
+		.api = UDA_DEVICE_API_OTHER,
 		.interface = &fake_device_interface,
 		.device_data = &device_data_token,
 	};

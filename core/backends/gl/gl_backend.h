@@ -1,0 +1,75 @@
+/* Private to the gl backend: one uda device per EGL display whose GLES
+ * context reports GL_EXT_memory_object UUIDs. The backend imports memory
+ * other devices allocated; it never allocates. */
+#ifndef UDA_GL_BACKEND_H
+#define UDA_GL_BACKEND_H
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl32.h>
+#include <GLES2/gl2ext.h>
+#include <pthread.h>
+
+#include <uda/uda_backend.h>
+#include <uda/uda_gl.h>
+
+#define GL_BACKEND_NAME "gl"
+
+struct gl_functions {
+	PFNGLCREATEMEMORYOBJECTSEXTPROC CreateMemoryObjectsEXT;
+	PFNGLDELETEMEMORYOBJECTSEXTPROC DeleteMemoryObjectsEXT;
+	PFNGLMEMORYOBJECTPARAMETERIVEXTPROC MemoryObjectParameterivEXT;
+	PFNGLIMPORTMEMORYFDEXTPROC ImportMemoryFdEXT;
+	PFNGLTEXSTORAGEMEM2DEXTPROC TexStorageMem2DEXT;
+	PFNGLGETUNSIGNEDBYTEVEXTPROC GetUnsignedBytevEXT;
+	PFNGLGETUNSIGNEDBYTEI_VEXTPROC GetUnsignedBytei_vEXT;
+	PFNGLEGLIMAGETARGETTEXSTORAGEEXTPROC EGLImageTargetTexStorageEXT;
+	PFNEGLCREATEIMAGEKHRPROC CreateImageKHR;
+	PFNEGLDESTROYIMAGEKHRPROC DestroyImageKHR;
+	PFNEGLQUERYDMABUFFORMATSEXTPROC QueryDmaBufFormatsEXT;
+	PFNEGLQUERYDMABUFMODIFIERSEXTPROC QueryDmaBufModifiersEXT;
+};
+
+struct gl_device {
+	EGLDisplay display;
+	EGLContext context;
+	bool owns_display_reference; /* EGL_KHR_display_reference: terminate is safe */
+	/* The context is current on one thread at a time: this lock holds
+	 * it for the backend's own calls. */
+	pthread_mutex_t lock;
+	struct gl_functions gl;
+	uint8_t device_uuid[UDA_UUID_SIZE];
+	uint8_t driver_uuid[UDA_UUID_SIZE];
+	char name[256];
+	bool has_memory_object_fd;
+	bool has_dma_buf_import;
+	bool has_dma_buf_modifiers;
+	GLint max_texture_size;
+	uda_drm_node drm_primary, drm_render;
+};
+
+/* The EGL binding of the calling thread, saved around the backend's own
+ * use of its context and put back afterwards. */
+struct gl_binding {
+	EGLDisplay display;
+	EGLContext context;
+	EGLSurface draw, read;
+	EGLenum api;
+};
+
+/* Locks the device and makes its context current; false (unlocked) if
+ * EGL refuses. */
+bool gl_device_enter(struct gl_device *device, struct gl_binding *saved);
+void gl_device_leave(struct gl_device *device, const struct gl_binding *saved);
+
+/* gl_capabilities.c */
+uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                                  const uda_usage *usage, uda_capability_set_list *out_list);
+
+/* gl_import.c */
+uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
+                     const uda_capability_set_list *set, uda_backend_allocation *out);
+void gl_free(void *device_data, void *allocation);
+uda_result gl_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * What a GL device can import for an assertion, best first:
+ *
+ *  1. optimal tiling in the driver-private layout, over OPAQUE_FD
+ *     (GL_EXT_memory_object_fd; same driver UUID only);
+ *  2. linear tiling over OPAQUE_FD (GL_LINEAR_TILING_EXT), at the pitch the
+ *     driver would choose, which only a device of the same driver knows:
+ *     the set says nothing of pitch and the intersection with that device
+ *     supplies it;
+ *  3. every modifier EGL_EXT_image_dma_buf_import_modifiers lists for the
+ *     format, over DMA_BUF (linear only without the modifiers extension).
+ */
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_backend.h"
+
+#define MAX_MODIFIERS 64
+
+static uda_result check_usage(uda_context *ctx, const uda_usage *usage)
+{
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		const uda_usage_atom *atom = &usage->atoms[i];
+		bool known = atom->vendor == UDA_VENDOR_NONE &&
+		             (atom->name == UDA_USAGE_SAMPLED || atom->name == UDA_USAGE_RENDER_TARGET ||
+		              atom->name == UDA_USAGE_STORAGE || atom->name == UDA_USAGE_TRANSFER_SRC ||
+		              atom->name == UDA_USAGE_TRANSFER_DST);
+		if (!known)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "gl: usage %04x:%u has no GL texture use (GL cannot map imported memory)",
+			                             atom->vendor, atom->name);
+	}
+	return UDA_SUCCESS;
+}
+
+static uda_result append(uda_context *ctx, const struct gl_device *device, const uda_capability *layout,
+                         uda_handle_type handle, uda_capability_set_list *out)
+{
+	uda_capability_set_builder *b;
+	uda_result result = uda_capability_set_builder_create(ctx, &b);
+	if (result != UDA_SUCCESS)
+		return result;
+	result = uda_capability_set_builder_add_capability(b, layout);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, handle, UDA_CAPABILITY_FLAG_REQUIRED);
+	if (result == UDA_SUCCESS && device->max_texture_size > 0)
+		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_WIDTH,
+		                                                   (uint64_t)device->max_texture_size);
+	if (result == UDA_SUCCESS && device->max_texture_size > 0)
+		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_HEIGHT,
+		                                                   (uint64_t)device->max_texture_size);
+	/* One memory plane: a GL texture of these formats has one. */
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_PLANES, 1);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_list_append_set(out, b);
+	uda_capability_set_builder_destroy(b);
+	return result;
+}
+
+static uda_result append_modifier(uda_context *ctx, const struct gl_device *device, uint64_t modifier,
+                                  uda_capability_set_list *out)
+{
+	uint8_t payload[8];
+	for (int i = 0; i < 8; i++)
+		payload[i] = (uint8_t)(modifier >> (8 * i));
+	const uda_capability layout = {.name = UDA_CAPABILITY_LAYOUT, .length = 8, .payload = payload};
+	return append(ctx, device, &layout, UDA_HANDLE_TYPE_DMA_BUF, out);
+}
+
+static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device, uint32_t fourcc,
+                                      uda_capability_set_list *out)
+{
+	if (!device->has_dma_buf_modifiers)
+		return append_modifier(ctx, device, DRM_FORMAT_MOD_LINEAR, out);
+	EGLuint64KHR modifiers[MAX_MODIFIERS];
+	EGLBoolean external_only[MAX_MODIFIERS];
+	EGLint count = 0;
+	if (!device->gl.QueryDmaBufModifiersEXT(device->display, (EGLint)fourcc, MAX_MODIFIERS, modifiers, external_only,
+	                                        &count))
+		return UDA_SUCCESS;
+	uda_result result = UDA_SUCCESS;
+	for (EGLint i = 0; i < count && result == UDA_SUCCESS; i++) {
+		/* External-only images cannot back a GL_TEXTURE_2D. */
+		if (!external_only[i])
+			result = append_modifier(ctx, device, modifiers[i], out);
+	}
+	return result;
+}
+
+uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                                  const uda_usage *usage, uda_capability_set_list *out)
+{
+	struct gl_device *device = device_data;
+	uda_result result = check_usage(ctx, usage);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_format_info format;
+	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.gl_internal_format ||
+	    format.plane_count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: no sized GL format for fourcc 0x%08x",
+		                             assertion->format);
+	if (device->max_texture_size > 0 &&
+	    (assertion->width > (uint32_t)device->max_texture_size ||
+	     assertion->height > (uint32_t)device->max_texture_size))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: %ux%u exceeds GL_MAX_TEXTURE_SIZE %d",
+		                             assertion->width, assertion->height, device->max_texture_size);
+
+	if (device->has_memory_object_fd) {
+		uint8_t payload[UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE] = {0};
+		memcpy(payload, device->driver_uuid, UDA_UUID_SIZE);
+		payload[UDA_UUID_SIZE] = UDA_OPAQUE_LAYOUT_OPTIMAL_TILING;
+		const uda_capability opaque = {
+			.name = UDA_CAPABILITY_LAYOUT_OPAQUE, .length = sizeof(payload), .payload = payload};
+		result = append(ctx, device, &opaque, UDA_HANDLE_TYPE_OPAQUE_FD, out);
+		uint8_t linear_payload[8] = {0};
+		const uda_capability linear = {.name = UDA_CAPABILITY_LAYOUT, .length = 8, .payload = linear_payload};
+		if (result == UDA_SUCCESS)
+			result = append(ctx, device, &linear, UDA_HANDLE_TYPE_OPAQUE_FD, out);
+	}
+	if (result == UDA_SUCCESS && device->has_dma_buf_import)
+		result = append_dma_buf_sets(ctx, device, assertion->format, out);
+	return result;
+}

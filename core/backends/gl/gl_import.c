@@ -1,0 +1,195 @@
+/*
+ * Imports into GL: an OPAQUE_FD becomes a GL_EXT_memory_object memory
+ * object with a GL_TEXTURE_2D stored in it; a DMA_BUF becomes an EGLImage
+ * and a texture with EGLImage storage. Either way the texture is what the
+ * application samples from or renders to.
+ */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gl_backend.h"
+
+struct gl_allocation {
+	GLuint memory_object;
+	GLuint texture;
+	GLenum internal_format;
+	EGLImageKHR image;
+};
+
+static void release(struct gl_device *device, struct gl_allocation *a)
+{
+	if (a->texture)
+		glDeleteTextures(1, &a->texture);
+	if (a->memory_object)
+		device->gl.DeleteMemoryObjectsEXT(1, &a->memory_object);
+	if (a->image)
+		device->gl.DestroyImageKHR(device->display, a->image);
+	free(a);
+}
+
+static uint64_t layout_modifier(const uda_capability_set_list *set, bool *out_opaque)
+{
+	uda_capability layout;
+	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+	*out_opaque = false;
+	if (uda_capability_set_list_get_layout(set, 0, &layout) != UDA_SUCCESS)
+		return modifier;
+	if (layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE) {
+		*out_opaque = true;
+		return modifier;
+	}
+	if (layout.length == 8) {
+		const uint8_t *p = layout.payload;
+		modifier = 0;
+		for (int i = 0; i < 8; i++)
+			modifier |= (uint64_t)p[i] << (8 * i);
+	}
+	return modifier;
+}
+
+static const char *import_opaque(struct gl_device *device, int fd, const uda_allocation_metadata *m,
+                                 bool optimal, struct gl_allocation *a)
+{
+	if (!device->has_memory_object_fd)
+		return "no GL_EXT_memory_object_fd";
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return "cannot duplicate the fd";
+	device->gl.CreateMemoryObjectsEXT(1, &a->memory_object);
+	/* uda's exporters allocate image memory dedicated to the image
+	 * (see uda_backend.h), and the import must say so. */
+	const GLint dedicated = GL_TRUE;
+	device->gl.MemoryObjectParameterivEXT(a->memory_object, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
+	device->gl.ImportMemoryFdEXT(a->memory_object, m->size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, dup_fd);
+	if (glGetError() != GL_NO_ERROR) {
+		/* Ownership passes only on success. */
+		close(dup_fd);
+		return "glImportMemoryFdEXT failed";
+	}
+	glGenTextures(1, &a->texture);
+	glBindTexture(GL_TEXTURE_2D, a->texture);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, optimal ? GL_OPTIMAL_TILING_EXT : GL_LINEAR_TILING_EXT);
+	device->gl.TexStorageMem2DEXT(GL_TEXTURE_2D, 1, a->internal_format, (GLsizei)m->width, (GLsizei)m->height,
+	                              a->memory_object, 0);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	return glGetError() == GL_NO_ERROR ? NULL : "glTexStorageMem2DEXT failed";
+}
+
+static const char *import_dma_buf(struct gl_device *device, int fd, const uda_allocation_metadata *m,
+                                  uint64_t modifier, struct gl_allocation *a)
+{
+	if (!device->has_dma_buf_import)
+		return "no EGL_EXT_image_dma_buf_import";
+	if (modifier != DRM_FORMAT_MOD_LINEAR && !device->has_dma_buf_modifiers)
+		return "a non-linear modifier needs EGL_EXT_image_dma_buf_import_modifiers";
+	EGLAttrib attributes[32];
+	int n = 0;
+	attributes[n++] = EGL_WIDTH;
+	attributes[n++] = m->width;
+	attributes[n++] = EGL_HEIGHT;
+	attributes[n++] = m->height;
+	attributes[n++] = EGL_LINUX_DRM_FOURCC_EXT;
+	attributes[n++] = m->format;
+	attributes[n++] = EGL_DMA_BUF_PLANE0_FD_EXT;
+	attributes[n++] = fd; /* EGL duplicates what it keeps */
+	attributes[n++] = EGL_DMA_BUF_PLANE0_OFFSET_EXT;
+	attributes[n++] = (EGLAttrib)m->planes[0].offset;
+	attributes[n++] = EGL_DMA_BUF_PLANE0_PITCH_EXT;
+	attributes[n++] = (EGLAttrib)m->planes[0].pitch;
+	if (device->has_dma_buf_modifiers) {
+		attributes[n++] = EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT;
+		attributes[n++] = (EGLAttrib)(modifier & 0xffffffffu);
+		attributes[n++] = EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT;
+		attributes[n++] = (EGLAttrib)(modifier >> 32);
+	}
+	attributes[n++] = EGL_NONE;
+	EGLint int_attributes[32];
+	for (int i = 0; i < n; i++)
+		int_attributes[i] = (EGLint)attributes[i];
+	a->image = device->gl.CreateImageKHR(device->display, EGL_NO_CONTEXT, EGL_LINUX_DMA_BUF_EXT, NULL,
+	                                     int_attributes);
+	if (a->image == EGL_NO_IMAGE_KHR)
+		return "eglCreateImageKHR refused the DMA-BUF";
+	glGenTextures(1, &a->texture);
+	glBindTexture(GL_TEXTURE_2D, a->texture);
+	device->gl.EGLImageTargetTexStorageEXT(GL_TEXTURE_2D, a->image, NULL);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	return glGetError() == GL_NO_ERROR ? NULL : "glEGLImageTargetTexStorageEXT failed";
+}
+
+uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
+                     const uda_capability_set_list *set, uda_backend_allocation *out)
+{
+	struct gl_device *device = device_data;
+	uda_format_info format;
+	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.gl_internal_format)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: no GL format for 0x%08x", m->format);
+	if (m->width > (uint32_t)device->max_texture_size || m->height > (uint32_t)device->max_texture_size)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %ux%u exceeds GL_MAX_TEXTURE_SIZE",
+		                             m->width, m->height);
+	bool opaque;
+	const uint64_t modifier = layout_modifier(set, &opaque);
+	if (m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD && !opaque && modifier != DRM_FORMAT_MOD_LINEAR)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "gl import: opaque fds carry optimal or linear tiling only");
+	if (m->handle_type != UDA_HANDLE_TYPE_OPAQUE_FD && m->handle_type != UDA_HANDLE_TYPE_DMA_BUF)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: handle type %d not supported",
+		                             (int)m->handle_type);
+	struct gl_allocation *a = calloc(1, sizeof(*a));
+	if (!a)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	a->internal_format = format.gl_internal_format;
+
+	struct gl_binding saved;
+	if (!gl_device_enter(device, &saved)) {
+		free(a);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "gl import: eglMakeCurrent failed (0x%x)",
+		                             eglGetError());
+	}
+	while (glGetError() != GL_NO_ERROR)
+		;
+	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD ? import_opaque(device, fd, m, opaque, a)
+	                                                                  : import_dma_buf(device, fd, m, modifier, a);
+	if (problem)
+		release(device, a);
+	gl_device_leave(device, &saved);
+	if (problem)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s", problem);
+	out->data = a;
+	return UDA_SUCCESS;
+}
+
+void gl_free(void *device_data, void *allocation)
+{
+	struct gl_device *device = device_data;
+	struct gl_binding saved;
+	if (gl_device_enter(device, &saved)) {
+		release(device, allocation);
+		gl_device_leave(device, &saved);
+	} else {
+		/* Without the context the GL names cannot be deleted; they go
+		 * with the context when the device is destroyed. */
+		free(allocation);
+	}
+}
+
+uda_result gl_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native)
+{
+	struct gl_device *device = device_data;
+	struct gl_allocation *a = allocation;
+	uda_gl_native *native = out_native;
+	if (native->type != UDA_STRUCTURE_TYPE_GL_NATIVE || native->next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: native objects are uda_gl_native");
+	native->egl_display = device->display;
+	native->egl_context = device->context;
+	native->memory_object = a->memory_object;
+	native->texture = a->texture;
+	native->target = GL_TEXTURE_2D;
+	native->internal_format = a->internal_format;
+	native->egl_image = a->image;
+	return UDA_SUCCESS;
+}

@@ -1,0 +1,95 @@
+/* Private to the vulkan backend: one instance per uda context, one
+ * vulkan_device per VkPhysicalDevice it could open. */
+#ifndef UDA_VULKAN_BACKEND_H
+#define UDA_VULKAN_BACKEND_H
+
+#include <vulkan/vulkan.h>
+
+#include <uda/uda_backend.h>
+#include <uda/uda_vulkan.h>
+
+#define VULKAN_BACKEND_NAME "vulkan"
+
+/* Names of this backend's capabilities under UDA_VENDOR_API_BACKEND. */
+enum vulkan_capability_name {
+	/* LOCAL. payload: struct vulkan_image_params, little-endian. The image
+	 * parameters the device asked for, so that whichever of its sets is
+	 * chosen, its allocation or import creates the image the application
+	 * will use. */
+	VULKAN_CAPABILITY_IMAGE_PARAMS = 0x5601,
+};
+
+struct vulkan_image_params {
+	uint32_t usage; /* VkImageUsageFlags */
+	uint32_t flags; /* VkImageCreateFlags */
+};
+
+struct vulkan_backend {
+	uda_context *ctx;
+	VkInstance instance;
+	VkDebugUtilsMessengerEXT messenger;
+	PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+	/* Devices still registered; the instance outlives them all. */
+	unsigned live_devices;
+};
+
+struct vulkan_device {
+	struct vulkan_backend *backend;
+	VkPhysicalDevice physical;
+	VkDevice device;
+	uint32_t queue_family;
+	uint32_t api_version;
+	uint8_t device_uuid[VK_UUID_SIZE];
+	uint8_t driver_uuid[VK_UUID_SIZE];
+	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 16];
+	VkPhysicalDeviceMemoryProperties memory;
+
+	bool has_external_memory_fd;
+	bool has_external_memory_host;
+	bool has_dma_buf;
+	bool has_drm_properties;
+	VkDeviceSize host_pointer_alignment;
+
+	PFN_vkGetMemoryFdKHR get_memory_fd;
+	PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties;
+	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
+};
+
+/* vulkan_device.c */
+uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice physical,
+                              struct vulkan_device **out_device);
+void vulkan_device_close(struct vulkan_device *device);
+/* Fills drm when the device has VK_EXT_physical_device_drm. */
+bool vulkan_device_query_drm(const struct vulkan_device *device, VkPhysicalDeviceDrmPropertiesEXT *drm);
+/* Index of a memory type in `type_bits` with all of `required` (and the
+ * most of `preferred`), or -1. */
+int vulkan_device_find_memory_type(const struct vulkan_device *device, uint32_t type_bits,
+                                   VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
+
+/* vulkan_capabilities.c */
+uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                                      const uda_usage *usage, uda_capability_set_list *out_list);
+/* What image a set asks of this device: tiling from its layout, usage
+ * from its IMAGE_PARAMS capability or, in a set another device chose, every
+ * usage the format supports with that tiling. */
+uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
+                                       const uda_capability_set_list *set, uint32_t set_index,
+                                       VkImageTiling *out_tiling, struct vulkan_image_params *out_params);
+
+/* vulkan_memory.c */
+uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                           const uda_capability_set_list *set, uint32_t set_index, uda_backend_allocation *out);
+uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
+                         const uda_capability_set_list *set, uda_backend_allocation *out);
+void vulkan_free(void *device_data, void *allocation);
+uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocation, uda_handle_type handle_type,
+                            int *out_fd);
+uda_result vulkan_map(void *device_data, uda_context *ctx, void *allocation, uint32_t access, void **out_pointer);
+void vulkan_unmap(void *device_data, void *allocation, void *pointer);
+uda_result vulkan_begin_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access);
+uda_result vulkan_end_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access);
+uda_result vulkan_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native);
+
+const char *vulkan_result_string(VkResult result);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * What a Vulkan device can do with an image of the assertion, as capability
+ * sets, best first:
+ *
+ *  1. optimal tiling, driver-private layout (LAYOUT_OPAQUE tagged with the
+ *     driver UUID), shared as OPAQUE_FD with devices of the same driver;
+ *  2. linear tiling at the driver's own row pitch, OPAQUE_FD and, where
+ *     VK_EXT_external_memory_dma_buf exists, DMA_BUF;
+ *  3. linear host memory imported through VK_EXT_external_memory_host from
+ *     a MEMFD (the system backend allocates it).
+ *
+ * Every answer comes from the driver: vkGetPhysicalDeviceImageFormatProperties2
+ * with the handle type for support and limits, and a probe image for the
+ * memory requirements and the linear row pitch.
+ */
+#include <string.h>
+
+#include "vulkan_backend.h"
+
+static uda_result usage_to_vulkan(uda_context *ctx, const uda_usage *usage, VkImageUsageFlags *out_usage,
+                                  bool *out_cpu)
+{
+	VkImageUsageFlags flags = 0;
+	bool cpu = false;
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		const uda_usage_atom *atom = &usage->atoms[i];
+		if (atom->vendor != UDA_VENDOR_NONE)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vendor usage %04x:%u unknown",
+			                             atom->vendor, atom->name);
+		switch (atom->name) {
+		case UDA_USAGE_RENDER_TARGET:
+			flags |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+			break;
+		case UDA_USAGE_SAMPLED:
+			flags |= VK_IMAGE_USAGE_SAMPLED_BIT;
+			break;
+		case UDA_USAGE_STORAGE:
+			flags |= VK_IMAGE_USAGE_STORAGE_BIT;
+			break;
+		case UDA_USAGE_TRANSFER_SRC:
+			flags |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+			break;
+		case UDA_USAGE_TRANSFER_DST:
+			flags |= VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+			break;
+		case UDA_USAGE_CPU_READ:
+		case UDA_USAGE_CPU_WRITE: {
+			uint32_t frequency;
+			memcpy(&frequency, atom->payload, 4);
+			cpu = cpu || frequency != UDA_CPU_ACCESS_NEVER;
+			break;
+		}
+		default:
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: usage %u has no Vulkan image use",
+			                             atom->name);
+		}
+	}
+	/* An image needs some usage; a CPU-only one is copied from or to. */
+	if (!flags)
+		flags = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	*out_usage = flags;
+	*out_cpu = cpu;
+	return UDA_SUCCESS;
+}
+
+struct image_support {
+	VkImageFormatProperties limits;
+	VkExternalMemoryFeatureFlags features;
+};
+
+static bool query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
+{
+	const VkPhysicalDeviceExternalImageFormatInfo external_info = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.handleType = handle,
+	};
+	const VkPhysicalDeviceImageFormatInfo2 info = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+		.pNext = &external_info,
+		.format = format,
+		.type = VK_IMAGE_TYPE_2D,
+		.tiling = tiling,
+		.usage = usage,
+	};
+	VkExternalImageFormatProperties external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, .pNext = &external};
+	if (vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) != VK_SUCCESS)
+		return false;
+	out->limits = properties.imageFormatProperties;
+	out->features = external.externalMemoryProperties.externalMemoryFeatures;
+	return true;
+}
+
+struct probe {
+	VkMemoryRequirements requirements;
+	VkSubresourceLayout layout; /* linear tiling only */
+};
+
+/* Creates and destroys an image of the assertion to learn what the driver
+ * would need for it. */
+static bool probe_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlags handles, uint32_t width,
+                        uint32_t height, struct probe *out)
+{
+	const VkExternalMemoryImageCreateInfo external = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+		.handleTypes = handles,
+	};
+	const VkImageCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.pNext = &external,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = format,
+		.extent = {width, height, 1},
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = tiling,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImage image;
+	if (vkCreateImage(device->device, &info, NULL, &image) != VK_SUCCESS)
+		return false;
+	vkGetImageMemoryRequirements(device->device, image, &out->requirements);
+	memset(&out->layout, 0, sizeof(out->layout));
+	if (tiling == VK_IMAGE_TILING_LINEAR) {
+		const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+		vkGetImageSubresourceLayout(device->device, image, &subresource, &out->layout);
+	}
+	vkDestroyImage(device->device, image, NULL);
+	return true;
+}
+
+static bool has_host_visible_type(const struct vulkan_device *device, uint32_t type_bits)
+{
+	return vulkan_device_find_memory_type(device, type_bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0) >= 0;
+}
+
+static bool has_coherent_type(const struct vulkan_device *device, uint32_t type_bits)
+{
+	return vulkan_device_find_memory_type(device, type_bits,
+	                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+	                                      0) >= 0;
+}
+
+/* Builds one set from the pieces every kind shares. */
+struct set_recipe {
+	const struct vulkan_device *device;
+	const struct image_support *support;
+	const struct probe *probe;
+	VkImageTiling tiling;
+	struct vulkan_image_params params;
+	uda_handle_type handles[2];
+	uint32_t handle_count;
+	uint32_t handle_flags;
+	uda_placement placement;
+	bool mappable, coherent;
+	bool pin_pitch;
+	uint64_t host_alignment; /* host memory import: pointer and size granule */
+};
+
+static uda_result append_set(uda_context *ctx, const struct set_recipe *r, uda_capability_set_list *out)
+{
+	uda_capability_set_builder *b;
+	uda_result result = uda_capability_set_builder_create(ctx, &b);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (r->tiling == VK_IMAGE_TILING_OPTIMAL) {
+		uint8_t payload[UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE] = {0};
+		memcpy(payload, r->device->driver_uuid, UDA_UUID_SIZE);
+		payload[UDA_UUID_SIZE] = UDA_OPAQUE_LAYOUT_OPTIMAL_TILING;
+		const uda_capability layout = {
+			.vendor = UDA_VENDOR_NONE,
+			.name = UDA_CAPABILITY_LAYOUT_OPAQUE,
+			.length = sizeof(payload),
+			.payload = payload,
+		};
+		result = uda_capability_set_builder_add_capability(b, &layout);
+	} else {
+		result = uda_capability_set_builder_add_layout(b, 0 /* DRM_FORMAT_MOD_LINEAR */, 0);
+	}
+	for (uint32_t i = 0; result == UDA_SUCCESS && i < r->handle_count; i++)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, r->handles[i], r->handle_flags);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_PLACEMENT, r->placement, 0);
+	if (result == UDA_SUCCESS && r->mappable)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE, 0);
+	if (result == UDA_SUCCESS && r->coherent)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_COHERENT, 0);
+	if (result == UDA_SUCCESS) {
+		uint8_t payload[8];
+		memcpy(payload, &r->params.usage, 4);
+		memcpy(payload + 4, &r->params.flags, 4);
+		const uda_capability params = {
+			.vendor = UDA_VENDOR_API_BACKEND,
+			.name = VULKAN_CAPABILITY_IMAGE_PARAMS,
+			.flags = UDA_CAPABILITY_FLAG_LOCAL,
+			.length = sizeof(payload),
+			.payload = payload,
+		};
+		result = uda_capability_set_builder_add_capability(b, &params);
+	}
+
+	const VkImageFormatProperties *limits = &r->support->limits;
+	uint64_t alignment = r->probe->requirements.alignment;
+	if (r->host_alignment > alignment)
+		alignment = r->host_alignment;
+	struct {
+		uda_constraint name;
+		uint64_t value;
+	} constraints[] = {
+		{UDA_CONSTRAINT_ADDRESS_ALIGNMENT, alignment ? alignment : 1},
+		{UDA_CONSTRAINT_MAX_WIDTH, limits->maxExtent.width},
+		{UDA_CONSTRAINT_MAX_HEIGHT, limits->maxExtent.height},
+		{UDA_CONSTRAINT_MAX_SIZE, limits->maxResourceSize},
+		{UDA_CONSTRAINT_MAX_PLANES, 1},
+		{UDA_CONSTRAINT_SIZE_ALIGNMENT, r->host_alignment},
+		/* Without modifiers a Vulkan linear image has the driver's
+		 * pitch and no other: pin it with min = max. */
+		{UDA_CONSTRAINT_MIN_PITCH, r->pin_pitch ? r->probe->layout.rowPitch : 0},
+		{UDA_CONSTRAINT_MAX_PITCH, r->pin_pitch ? r->probe->layout.rowPitch : 0},
+	};
+	for (size_t i = 0; result == UDA_SUCCESS && i < sizeof(constraints) / sizeof(constraints[0]); i++) {
+		if (constraints[i].value)
+			result = uda_capability_set_builder_set_constraint(b, constraints[i].name, constraints[i].value);
+	}
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_list_append_set(out, b);
+	uda_capability_set_builder_destroy(b);
+	return result;
+}
+
+static bool fits(const struct image_support *support, const uda_assertion *assertion)
+{
+	return support->limits.maxExtent.width >= assertion->width &&
+	       support->limits.maxExtent.height >= assertion->height;
+}
+
+uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                                      const uda_usage *usage, uda_capability_set_list *out)
+{
+	struct vulkan_device *device = device_data;
+	uda_format_info format;
+	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.vk_format)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no VkFormat for fourcc 0x%08x",
+		                             assertion->format);
+	if (format.plane_count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: multi-planar %s needs the modifier path, not supported yet",
+		                             format.name);
+	const VkFormat vk_format = (VkFormat)format.vk_format;
+	VkImageUsageFlags image_usage = 0;
+	bool cpu = false;
+	uda_result result = usage_to_vulkan(ctx, usage, &image_usage, &cpu);
+	if (result != UDA_SUCCESS)
+		return result;
+
+	const struct vulkan_image_params params = {.usage = image_usage};
+	struct image_support support;
+	struct probe probe;
+
+	/* 1. Optimal tiling, opaque, for devices of this driver. */
+	if (!cpu && device->has_external_memory_fd &&
+	    query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
+	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion) &&
+	    probe_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, assertion->width, assertion->height, &probe)) {
+		const struct set_recipe recipe = {
+			.device = device,
+			.support = &support,
+			.probe = &probe,
+			.tiling = VK_IMAGE_TILING_OPTIMAL,
+			.params = params,
+			.handles = {UDA_HANDLE_TYPE_OPAQUE_FD},
+			.handle_count = 1,
+			.placement = UDA_PLACEMENT_DEVICE_LOCAL,
+		};
+		result = append_set(ctx, &recipe, out);
+		if (result != UDA_SUCCESS)
+			return result;
+	}
+
+	/* 2. Linear at the driver's pitch, exportable. */
+	VkExternalMemoryHandleTypeFlags linear_handles = 0;
+	struct set_recipe linear = {
+		.device = device,
+		.support = &support,
+		.probe = &probe,
+		.tiling = VK_IMAGE_TILING_LINEAR,
+		.params = params,
+		.placement = UDA_PLACEMENT_DEVICE_LOCAL,
+		.pin_pitch = true,
+	};
+	struct image_support dma_buf_support;
+	if (device->has_external_memory_fd &&
+	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
+	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
+		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
+		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+	}
+	if (device->has_dma_buf &&
+	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
+	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
+		if (!linear_handles)
+			support = dma_buf_support;
+		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;
+		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	}
+	if (linear_handles && probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage, linear_handles,
+	                                  assertion->width, assertion->height, &probe)) {
+		linear.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits);
+		linear.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits);
+		if (!cpu || linear.mappable) {
+			result = append_set(ctx, &linear, out);
+			if (result != UDA_SUCCESS)
+				return result;
+		}
+	}
+
+	/* 3. Host memory from a memfd, imported. Only this device's use
+	 * counts, so the handle is REQUIRED: without MEMFD the set means
+	 * nothing here. */
+	if (device->has_external_memory_host && device->host_pointer_alignment &&
+	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, &support) &&
+	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) && fits(&support, assertion) &&
+	    probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, assertion->width, assertion->height,
+	                &probe)) {
+		const struct set_recipe host = {
+			.device = device,
+			.support = &support,
+			.probe = &probe,
+			.tiling = VK_IMAGE_TILING_LINEAR,
+			.params = params,
+			.handles = {UDA_HANDLE_TYPE_MEMFD},
+			.handle_count = 1,
+			.handle_flags = UDA_CAPABILITY_FLAG_REQUIRED,
+			.placement = UDA_PLACEMENT_SYSTEM,
+			.pin_pitch = true,
+			.host_alignment = device->host_pointer_alignment,
+		};
+		result = append_set(ctx, &host, out);
+		if (result != UDA_SUCCESS)
+			return result;
+	}
+	return UDA_SUCCESS;
+}
+
+uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
+                                       const uda_capability_set_list *set, uint32_t set_index,
+                                       VkImageTiling *out_tiling, struct vulkan_image_params *out_params)
+{
+	uda_capability layout;
+	uda_result result = uda_capability_set_list_get_layout(set, set_index, &layout);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE) {
+		const uint8_t *p = layout.payload;
+		if (layout.length != UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE ||
+		    memcmp(p, device->driver_uuid, UDA_UUID_SIZE) != 0 ||
+		    (uint32_t)(p[16] | p[17] << 8 | p[18] << 16 | (uint32_t)p[19] << 24) !=
+		            UDA_OPAQUE_LAYOUT_OPTIMAL_TILING)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: an opaque layout of another driver or kind");
+		*out_tiling = VK_IMAGE_TILING_OPTIMAL;
+	} else {
+		uint64_t modifier = 1;
+		if (layout.length == 8)
+			memcpy(&modifier, layout.payload, 8);
+		if (modifier != 0 /* DRM_FORMAT_MOD_LINEAR */)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: modifier 0x%016llx needs VK_EXT_image_drm_format_modifier",
+			                             (unsigned long long)modifier);
+		*out_tiling = VK_IMAGE_TILING_LINEAR;
+	}
+
+	uda_capability params;
+	if (uda_backend_find_capability(set, set_index, UDA_VENDOR_API_BACKEND, VULKAN_CAPABILITY_IMAGE_PARAMS,
+	                                device->device_uuid, &params) &&
+	    params.length == sizeof(struct vulkan_image_params)) {
+		memcpy(&out_params->usage, params.payload, 4);
+		memcpy(&out_params->flags, (const uint8_t *)params.payload + 4, 4);
+		return UDA_SUCCESS;
+	}
+	/* A set this device never asked for: give the image every use the
+	 * format has with that tiling, so the application can still use it. */
+	VkFormatProperties properties;
+	vkGetPhysicalDeviceFormatProperties(device->physical, format, &properties);
+	VkFormatFeatureFlags features = *out_tiling == VK_IMAGE_TILING_OPTIMAL ? properties.optimalTilingFeatures
+	                                                                      : properties.linearTilingFeatures;
+	VkImageUsageFlags usage = 0;
+	if (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
+		usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+	if (features & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT)
+		usage |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+	if (features & VK_FORMAT_FEATURE_TRANSFER_SRC_BIT)
+		usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+	if (features & VK_FORMAT_FEATURE_TRANSFER_DST_BIT)
+		usage |= VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	if (!usage)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: the format has no use with that tiling");
+	out_params->usage = usage;
+	out_params->flags = 0;
+	return UDA_SUCCESS;
+}

@@ -1,0 +1,171 @@
+/* Opening one physical device: its identity (UUIDs, name), the external
+ * memory extensions it has, and a VkDevice with one queue. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulkan_backend.h"
+
+struct extension_list {
+	VkExtensionProperties *properties;
+	uint32_t count;
+};
+
+static bool has_extension(const struct extension_list *list, const char *name)
+{
+	for (uint32_t i = 0; i < list->count; i++) {
+		if (strcmp(list->properties[i].extensionName, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t pick_queue_family(VkPhysicalDevice physical)
+{
+	uint32_t count = 0;
+	vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
+	VkQueueFamilyProperties *families = calloc(count ? count : 1, sizeof(*families));
+	uint32_t chosen = 0;
+	if (families) {
+		vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+		/* Graphics first: clears, blits and render passes need it; the
+		 * backend's own work is only copies. */
+		const VkQueueFlags wanted[] = {VK_QUEUE_GRAPHICS_BIT, VK_QUEUE_COMPUTE_BIT, VK_QUEUE_TRANSFER_BIT};
+		bool found = false;
+		for (unsigned w = 0; w < 3 && !found; w++) {
+			for (uint32_t i = 0; i < count && !found; i++) {
+				if (families[i].queueFlags & wanted[w]) {
+					chosen = i;
+					found = true;
+				}
+			}
+		}
+	}
+	free(families);
+	return chosen;
+}
+
+bool vulkan_device_query_drm(const struct vulkan_device *device, VkPhysicalDeviceDrmPropertiesEXT *drm)
+{
+	if (!device->has_drm_properties)
+		return false;
+	VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = drm};
+	vkGetPhysicalDeviceProperties2(device->physical, &properties);
+	return true;
+}
+
+int vulkan_device_find_memory_type(const struct vulkan_device *device, uint32_t type_bits,
+                                   VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred)
+{
+	int best = -1;
+	int best_score = -1;
+	for (uint32_t i = 0; i < device->memory.memoryTypeCount; i++) {
+		VkMemoryPropertyFlags flags = device->memory.memoryTypes[i].propertyFlags;
+		if (!(type_bits & (1u << i)) || (flags & required) != required)
+			continue;
+		int score = __builtin_popcount(flags & preferred);
+		if (score > best_score) {
+			best = (int)i;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice physical,
+                              struct vulkan_device **out_device)
+{
+	uda_context *ctx = backend->ctx;
+	VkPhysicalDeviceProperties base;
+	vkGetPhysicalDeviceProperties(physical, &base);
+	if (base.apiVersion < VK_API_VERSION_1_1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "%s speaks Vulkan %u.%u, 1.1 is needed",
+		                             base.deviceName, VK_API_VERSION_MAJOR(base.apiVersion),
+		                             VK_API_VERSION_MINOR(base.apiVersion));
+
+	struct extension_list extensions = {0};
+	if (vkEnumerateDeviceExtensionProperties(physical, NULL, &extensions.count, NULL) == VK_SUCCESS &&
+	    extensions.count) {
+		extensions.properties = calloc(extensions.count, sizeof(*extensions.properties));
+		if (!extensions.properties ||
+		    vkEnumerateDeviceExtensionProperties(physical, NULL, &extensions.count, extensions.properties) < 0)
+			extensions.count = 0;
+	}
+
+	struct vulkan_device *device = calloc(1, sizeof(*device));
+	if (!device) {
+		free(extensions.properties);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	device->backend = backend;
+	device->physical = physical;
+	device->api_version = base.apiVersion;
+	device->has_external_memory_fd = has_extension(&extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+	device->has_external_memory_host = has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+	device->has_dma_buf = device->has_external_memory_fd &&
+	                      has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+	device->has_drm_properties = has_extension(&extensions, VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME);
+	free(extensions.properties);
+
+	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceIDProperties id = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+		.pNext = device->has_external_memory_host ? &host : NULL,
+	};
+	VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
+	vkGetPhysicalDeviceProperties2(physical, &properties);
+	memcpy(device->device_uuid, id.deviceUUID, VK_UUID_SIZE);
+	memcpy(device->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+	device->host_pointer_alignment = host.minImportedHostPointerAlignment;
+	snprintf(device->name, sizeof(device->name), "%s (Vulkan)", base.deviceName);
+	vkGetPhysicalDeviceMemoryProperties(physical, &device->memory);
+
+	const char *enabled[3];
+	uint32_t enabled_count = 0;
+	if (device->has_external_memory_fd)
+		enabled[enabled_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+	if (device->has_external_memory_host)
+		enabled[enabled_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+	if (device->has_dma_buf)
+		enabled[enabled_count++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+
+	device->queue_family = pick_queue_family(physical);
+	const float priority = 1.0f;
+	const VkDeviceQueueCreateInfo queue = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = device->queue_family,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	const VkDeviceCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &queue,
+		.enabledExtensionCount = enabled_count,
+		.ppEnabledExtensionNames = enabled,
+	};
+	VkResult vr = vkCreateDevice(physical, &info, NULL, &device->device);
+	if (vr != VK_SUCCESS) {
+		free(device);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vkCreateDevice for %s: %s", base.deviceName,
+		                             vulkan_result_string(vr));
+	}
+	if (device->has_external_memory_fd) {
+		device->get_memory_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(device->device, "vkGetMemoryFdKHR");
+		device->get_memory_fd_properties = (PFN_vkGetMemoryFdPropertiesKHR)vkGetDeviceProcAddr(
+			device->device, "vkGetMemoryFdPropertiesKHR");
+	}
+	if (device->has_external_memory_host)
+		device->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+			device->device, "vkGetMemoryHostPointerPropertiesEXT");
+	*out_device = device;
+	return UDA_SUCCESS;
+}
+
+void vulkan_device_close(struct vulkan_device *device)
+{
+	vkDestroyDevice(device->device, NULL);
+	free(device);
+}

@@ -1,0 +1,520 @@
+/*
+ * Allocations of the vulkan backend: a VkImage with dedicated exportable
+ * memory, or memory imported from an fd (OPAQUE_FD from the same driver,
+ * DMA_BUF, or a MEMFD mapped and imported as a host pointer), plus a
+ * buffer over the memory for copies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vulkan_backend.h"
+
+struct vulkan_allocation {
+	VkDeviceMemory memory;
+	VkDeviceSize size;
+	VkImage image;
+	VkBuffer buffer;
+	VkFormat format;
+	VkImageTiling tiling;
+	VkImageUsageFlags usage;
+	VkExternalMemoryHandleTypeFlags export_handles;
+	bool coherent;
+	/* A MEMFD import: the host mapping the memory lives in. */
+	void *host_pointer;
+	size_t host_size;
+};
+
+static VkExternalMemoryHandleTypeFlagBits vulkan_handle_type(uda_handle_type type)
+{
+	switch (type) {
+	case UDA_HANDLE_TYPE_OPAQUE_FD:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+	case UDA_HANDLE_TYPE_DMA_BUF:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	case UDA_HANDLE_TYPE_MEMFD:
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	default:
+		return 0;
+	}
+}
+
+static void destroy_allocation(const struct vulkan_device *device, struct vulkan_allocation *a)
+{
+	if (a->buffer)
+		vkDestroyBuffer(device->device, a->buffer, NULL);
+	if (a->image)
+		vkDestroyImage(device->device, a->image, NULL);
+	if (a->memory)
+		vkFreeMemory(device->device, a->memory, NULL);
+	if (a->host_pointer)
+		munmap(a->host_pointer, a->host_size);
+	free(a);
+}
+
+static VkResult create_image(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t width,
+                             uint32_t height, VkExternalMemoryHandleTypeFlags handles)
+{
+	const VkExternalMemoryImageCreateInfo external = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+		.handleTypes = handles,
+	};
+	const VkImageCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.pNext = handles ? &external : NULL,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = a->format,
+		.extent = {width, height, 1},
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = a->tiling,
+		.usage = a->usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	return vkCreateImage(device->device, &info, NULL, &a->image);
+}
+
+/* A buffer over the whole memory, bound at offset 0, for copies in and
+ * out. Not fatal when the memory type cannot back one. */
+static void bind_buffer(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t memory_type,
+                        VkExternalMemoryHandleTypeFlags handles)
+{
+	const VkExternalMemoryBufferCreateInfo external = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+		.handleTypes = handles,
+	};
+	const VkBufferCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.pNext = handles ? &external : NULL,
+		.size = a->size,
+		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	if (vkCreateBuffer(device->device, &info, NULL, &a->buffer) != VK_SUCCESS) {
+		a->buffer = VK_NULL_HANDLE;
+		return;
+	}
+	VkMemoryRequirements requirements;
+	vkGetBufferMemoryRequirements(device->device, a->buffer, &requirements);
+	if (!(requirements.memoryTypeBits & (1u << memory_type)) || requirements.size > a->size ||
+	    vkBindBufferMemory(device->device, a->buffer, a->memory, 0) != VK_SUCCESS) {
+		vkDestroyBuffer(device->device, a->buffer, NULL);
+		a->buffer = VK_NULL_HANDLE;
+	}
+}
+
+/* Dedicated allocations cannot back a second resource. */
+static bool dedicated_only(const struct vulkan_allocation *a)
+{
+	return a->image != VK_NULL_HANDLE;
+}
+
+static void fill_layout(const struct vulkan_device *device, const struct vulkan_allocation *a,
+                        const uda_format_info *format, uint32_t width, uda_allocation_metadata *m)
+{
+	m->size = a->size;
+	m->plane_count = 1;
+	if (a->tiling == VK_IMAGE_TILING_LINEAR) {
+		const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+		VkSubresourceLayout layout;
+		vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
+		m->planes[0].offset = layout.offset;
+		m->planes[0].pitch = layout.rowPitch;
+	} else {
+		/* Optimal tiling has no pitch a CPU could use; report the row
+		 * size so the metadata still describes the image. */
+		m->planes[0].offset = 0;
+		m->planes[0].pitch = (uint64_t)(width + format->planes[0].block_width - 1) /
+		                     format->planes[0].block_width * format->planes[0].bytes_per_block;
+	}
+}
+
+uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                           const uda_capability_set_list *set, uint32_t set_index, uda_backend_allocation *out)
+{
+	struct vulkan_device *device = device_data;
+	uda_format_info format;
+	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.vk_format ||
+	    format.plane_count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: format 0x%08x not supported",
+		                             assertion->format);
+
+	VkExternalMemoryHandleTypeFlags handles = 0;
+	if (device->has_external_memory_fd &&
+	    uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_OPAQUE_FD))
+		handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+	if (device->has_dma_buf && uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
+		handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	if (uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD) && !handles)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: host memory sets are allocated by the system backend and imported");
+
+	struct vulkan_allocation *a = calloc(1, sizeof(*a));
+	if (!a)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	a->format = (VkFormat)format.vk_format;
+	a->export_handles = handles;
+	struct vulkan_image_params params;
+	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, set_index, &a->tiling, &params);
+	if (result != UDA_SUCCESS) {
+		free(a);
+		return result;
+	}
+	a->usage = params.usage;
+
+	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles);
+	if (vr != VK_SUCCESS) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkCreateImage: %s",
+		                             vulkan_result_string(vr));
+	}
+	VkMemoryRequirements requirements;
+	vkGetImageMemoryRequirements(device->device, a->image, &requirements);
+	uint64_t size_alignment = 1;
+	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_SIZE_ALIGNMENT, 1, &size_alignment);
+	if (requirements.size % size_alignment) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: the image needs %llu bytes, not a multiple of the set's %llu",
+		                             (unsigned long long)requirements.size, (unsigned long long)size_alignment);
+	}
+	const bool mappable = uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
+	int type = vulkan_device_find_memory_type(device, requirements.memoryTypeBits,
+	                                          mappable ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0,
+	                                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+	                                                  (mappable ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0));
+	if (type < 0) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no memory type for the image");
+	}
+	const VkMemoryDedicatedAllocateInfo dedicated = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+		.image = a->image,
+	};
+	const VkExportMemoryAllocateInfo export_info = {
+		.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+		.pNext = &dedicated,
+		.handleTypes = handles,
+	};
+	const VkMemoryAllocateInfo allocate_info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = handles ? (const void *)&export_info : (const void *)&dedicated,
+		.allocationSize = requirements.size,
+		.memoryTypeIndex = (uint32_t)type,
+	};
+	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
+	if (vr == VK_SUCCESS)
+		vr = vkBindImageMemory(device->device, a->image, a->memory, 0);
+	if (vr != VK_SUCCESS) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, vr == VK_ERROR_OUT_OF_DEVICE_MEMORY || vr == VK_ERROR_OUT_OF_HOST_MEMORY
+		                                          ? UDA_ERROR_OUT_OF_MEMORY
+		                                          : UDA_ERROR_BACKEND,
+		                             "vulkan: allocating %llu bytes: %s", (unsigned long long)requirements.size,
+		                             vulkan_result_string(vr));
+	}
+	a->size = requirements.size;
+	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	fill_layout(device, a, &format, assertion->width, &out->metadata);
+	out->data = a;
+	return UDA_SUCCESS;
+}
+
+/* OPAQUE_FD and DMA_BUF: the driver takes a dup of the fd on success. */
+static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int fd,
+                            const uda_allocation_metadata *m, const uda_capability_set_list *set,
+                            struct vulkan_allocation *a)
+{
+	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(m->handle_type);
+	struct vulkan_image_params params;
+	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &params);
+	if (result != UDA_SUCCESS)
+		return result;
+	a->usage = params.usage;
+	VkResult vr = create_image(device, a, m->width, m->height, handle);
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: vkCreateImage: %s",
+		                             vulkan_result_string(vr));
+	VkMemoryRequirements requirements;
+	vkGetImageMemoryRequirements(device->device, a->image, &requirements);
+	if (requirements.size > m->size)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "vulkan import: the image needs %llu bytes, the memory has %llu",
+		                             (unsigned long long)requirements.size, (unsigned long long)m->size);
+	if (a->tiling == VK_IMAGE_TILING_LINEAR) {
+		const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+		VkSubresourceLayout layout;
+		vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
+		if (layout.rowPitch != m->planes[0].pitch || layout.offset != m->planes[0].offset)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan import: linear pitch %llu at %llu, this driver's is %llu at %llu",
+			                             (unsigned long long)m->planes[0].pitch,
+			                             (unsigned long long)m->planes[0].offset,
+			                             (unsigned long long)layout.rowPitch, (unsigned long long)layout.offset);
+	}
+	uint32_t type_bits = requirements.memoryTypeBits;
+	if (handle == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT) {
+		VkMemoryFdPropertiesKHR fd_properties = {.sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
+		if (device->get_memory_fd_properties(device->device, handle, fd, &fd_properties) != VK_SUCCESS)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: the driver refuses the dma-buf");
+		type_bits &= fd_properties.memoryTypeBits;
+	}
+	int type = vulkan_device_find_memory_type(device, type_bits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	if (type < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no memory type fits");
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: dup: %s", strerror(errno));
+	/* Exporters of this backend allocate dedicated memory of exactly the
+	 * image's size, and an opaque import must match the export. */
+	const VkMemoryDedicatedAllocateInfo dedicated = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+		.image = a->image,
+	};
+	const VkImportMemoryFdInfoKHR import_info = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+		.pNext = m->size == requirements.size ? &dedicated : NULL,
+		.handleType = handle,
+		.fd = dup_fd,
+	};
+	const VkMemoryAllocateInfo allocate_info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &import_info,
+		.allocationSize = m->size,
+		.memoryTypeIndex = (uint32_t)type,
+	};
+	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
+	if (vr != VK_SUCCESS) {
+		close(dup_fd); /* only a successful import takes ownership */
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: vkAllocateMemory: %s",
+		                             vulkan_result_string(vr));
+	}
+	a->size = m->size;
+	vr = vkBindImageMemory(device->device, a->image, a->memory, 0);
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: vkBindImageMemory: %s",
+		                             vulkan_result_string(vr));
+	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	if (!dedicated_only(a))
+		bind_buffer(device, a, (uint32_t)type, handle);
+	return UDA_SUCCESS;
+}
+
+/* MEMFD: mapped here and imported as a host pointer, with a buffer over
+ * all of it and, when the pitch is this driver's linear pitch, an image. */
+static uda_result import_host(struct vulkan_device *device, uda_context *ctx, int fd,
+                              const uda_allocation_metadata *m, const uda_capability_set_list *set,
+                              struct vulkan_allocation *a)
+{
+	const VkExternalMemoryHandleTypeFlagBits handle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	if (!device->has_external_memory_host || !device->host_pointer_alignment)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no VK_EXT_external_memory_host");
+	if (m->size % device->host_pointer_alignment || m->size > SIZE_MAX)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "vulkan import: host memory of %llu bytes, not a multiple of %llu",
+		                             (unsigned long long)m->size,
+		                             (unsigned long long)device->host_pointer_alignment);
+	a->host_size = (size_t)m->size;
+	void *pointer = mmap(NULL, a->host_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pointer == MAP_FAILED)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: mmap: %s", strerror(errno));
+	a->host_pointer = pointer;
+	if ((uintptr_t)pointer % device->host_pointer_alignment)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: the mapping is misaligned");
+
+	VkMemoryHostPointerPropertiesEXT host = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+	VkResult vr = device->get_host_pointer_properties(device->device, handle, pointer, &host);
+	if (vr != VK_SUCCESS || !host.memoryTypeBits)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: the driver cannot use the pointer");
+	uint32_t type_bits = host.memoryTypeBits;
+
+	/* The image, if the driver lays it out as the memory is laid out. */
+	struct vulkan_image_params params;
+	if (vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &params) == UDA_SUCCESS &&
+	    a->tiling == VK_IMAGE_TILING_LINEAR) {
+		a->usage = params.usage;
+		if (create_image(device, a, m->width, m->height, handle) == VK_SUCCESS) {
+			const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+			VkSubresourceLayout layout;
+			vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
+			VkMemoryRequirements requirements;
+			vkGetImageMemoryRequirements(device->device, a->image, &requirements);
+			if (layout.rowPitch == m->planes[0].pitch && layout.offset == m->planes[0].offset &&
+			    requirements.size <= m->size && (requirements.memoryTypeBits & type_bits)) {
+				type_bits &= requirements.memoryTypeBits;
+			} else {
+				vkDestroyImage(device->device, a->image, NULL);
+				a->image = VK_NULL_HANDLE;
+			}
+		}
+	}
+	if (!a->image) {
+		a->usage = 0;
+		a->tiling = VK_IMAGE_TILING_LINEAR;
+	}
+	int type = vulkan_device_find_memory_type(device, type_bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
+	if (type < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no host-visible type fits");
+	const VkImportMemoryHostPointerInfoEXT import_info = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+		.handleType = handle,
+		.pHostPointer = pointer,
+	};
+	const VkMemoryAllocateInfo allocate_info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &import_info,
+		.allocationSize = m->size,
+		.memoryTypeIndex = (uint32_t)type,
+	};
+	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: host pointer: %s",
+		                             vulkan_result_string(vr));
+	a->size = m->size;
+	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	if (a->image && vkBindImageMemory(device->device, a->image, a->memory, 0) != VK_SUCCESS) {
+		vkDestroyImage(device->device, a->image, NULL);
+		a->image = VK_NULL_HANDLE;
+	}
+	bind_buffer(device, a, (uint32_t)type, handle);
+	if (!a->image && !a->buffer)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: neither image nor buffer binds");
+	return UDA_SUCCESS;
+}
+
+uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
+                         const uda_capability_set_list *set, uda_backend_allocation *out)
+{
+	struct vulkan_device *device = device_data;
+	uda_format_info format;
+	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.vk_format || format.plane_count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: format 0x%08x not supported",
+		                             m->format);
+	if ((m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD && !device->has_external_memory_fd) ||
+	    (m->handle_type == UDA_HANDLE_TYPE_DMA_BUF && !device->has_dma_buf) || !vulkan_handle_type(m->handle_type))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: handle type %d not supported",
+		                             (int)m->handle_type);
+	struct vulkan_allocation *a = calloc(1, sizeof(*a));
+	if (!a)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	a->format = (VkFormat)format.vk_format;
+	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD ? import_host(device, ctx, fd, m, set, a)
+	                                                            : import_fd(device, ctx, fd, m, set, a);
+	if (result != UDA_SUCCESS) {
+		destroy_allocation(device, a);
+		return result;
+	}
+	out->data = a;
+	return UDA_SUCCESS;
+}
+
+void vulkan_free(void *device_data, void *allocation)
+{
+	destroy_allocation(device_data, allocation);
+}
+
+uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocation, uda_handle_type handle_type,
+                            int *out_fd)
+{
+	struct vulkan_device *device = device_data;
+	struct vulkan_allocation *a = allocation;
+	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(handle_type);
+	if (!handle || !(a->export_handles & handle) || !device->get_memory_fd)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: this memory was not allocated exportable as handle type %d",
+		                             (int)handle_type);
+	const VkMemoryGetFdInfoKHR info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+		.memory = a->memory,
+		.handleType = handle,
+	};
+	int fd = -1;
+	VkResult vr = device->get_memory_fd(device->device, &info, &fd);
+	if (vr != VK_SUCCESS || fd < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: vkGetMemoryFdKHR: %s",
+		                             vulkan_result_string(vr));
+	/* Drivers differ on close-on-exec; the API promises it. */
+	int flags = fcntl(fd, F_GETFD);
+	if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0) {
+		close(fd);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: fcntl: %s", strerror(errno));
+	}
+	*out_fd = fd;
+	return UDA_SUCCESS;
+}
+
+uda_result vulkan_map(void *device_data, uda_context *ctx, void *allocation, uint32_t access, void **out_pointer)
+{
+	struct vulkan_device *device = device_data;
+	struct vulkan_allocation *a = allocation;
+	if (a->host_pointer) {
+		*out_pointer = a->host_pointer;
+		return UDA_SUCCESS;
+	}
+	VkResult vr = vkMapMemory(device->device, a->memory, 0, VK_WHOLE_SIZE, 0, out_pointer);
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkMapMemory: %s",
+		                             vulkan_result_string(vr));
+	return UDA_SUCCESS;
+}
+
+void vulkan_unmap(void *device_data, void *allocation, void *pointer)
+{
+	struct vulkan_device *device = device_data;
+	struct vulkan_allocation *a = allocation;
+	if (!a->host_pointer)
+		vkUnmapMemory(device->device, a->memory);
+}
+
+static uda_result sync_mapping(struct vulkan_device *device, uda_context *ctx, struct vulkan_allocation *a, bool begin)
+{
+	if (a->coherent)
+		return UDA_SUCCESS;
+	const VkMappedMemoryRange range = {
+		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		.memory = a->memory,
+		.size = VK_WHOLE_SIZE,
+	};
+	VkResult vr = begin ? vkInvalidateMappedMemoryRanges(device->device, 1, &range)
+	                    : vkFlushMappedMemoryRanges(device->device, 1, &range);
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: %s mapped memory: %s",
+		                             begin ? "invalidating" : "flushing", vulkan_result_string(vr));
+	return UDA_SUCCESS;
+}
+
+uda_result vulkan_begin_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access)
+{
+	return sync_mapping(device_data, ctx, allocation, true);
+}
+
+uda_result vulkan_end_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access)
+{
+	return (access & UDA_ACCESS_WRITE) ? sync_mapping(device_data, ctx, allocation, false) : UDA_SUCCESS;
+}
+
+uda_result vulkan_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native)
+{
+	struct vulkan_device *device = device_data;
+	struct vulkan_allocation *a = allocation;
+	uda_vulkan_native *native = out_native;
+	if (native->type != UDA_STRUCTURE_TYPE_VULKAN_NATIVE || native->next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: native objects are uda_vulkan_native");
+	native->instance = device->backend->instance;
+	native->physical_device = device->physical;
+	native->device = device->device;
+	native->queue_family_index = device->queue_family;
+	native->memory = a->memory;
+	native->memory_size = a->size;
+	native->image = a->image;
+	native->format = a->format;
+	native->tiling = a->tiling;
+	native->usage = a->usage;
+	native->buffer = a->buffer;
+	return UDA_SUCCESS;
+}

@@ -1,0 +1,224 @@
+/*
+ * uda-info: what this machine's backends and devices are, what each device
+ * can do with a buffer, and what they agree on.
+ *
+ *   uda-info [--width W] [--height H] [--format NAME]
+ *            [--use INDEX=USAGE[,USAGE...]]... [--json]
+ *
+ * Without --use, every Vulkan and GL device takes part with a typical usage
+ * (Vulkan renders and copies out, GL samples): the zero-copy hand-off.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/describe.h"
+
+#define MAX_DEVICES 32
+
+struct usage_choice {
+	uda_usage_atom atoms[UDA_MAX_USAGE_ATOMS];
+	uint32_t count;
+	uda_usage usage;
+};
+
+static const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+
+static const struct {
+	const char *name;
+	uda_usage_name atom;
+} usage_names[] = {
+	{"render", UDA_USAGE_RENDER_TARGET},      {"sampled", UDA_USAGE_SAMPLED},
+	{"storage", UDA_USAGE_STORAGE},           {"scanout", UDA_USAGE_SCANOUT},
+	{"cpu-read", UDA_USAGE_CPU_READ},         {"cpu-write", UDA_USAGE_CPU_WRITE},
+	{"transfer-src", UDA_USAGE_TRANSFER_SRC}, {"transfer-dst", UDA_USAGE_TRANSFER_DST},
+};
+
+static bool add_atom(struct usage_choice *c, const char *name)
+{
+	for (size_t i = 0; i < sizeof(usage_names) / sizeof(usage_names[0]); i++) {
+		if (strcmp(usage_names[i].name, name) != 0 || c->count == UDA_MAX_USAGE_ATOMS)
+			continue;
+		uda_usage_atom *atom = &c->atoms[c->count++];
+		atom->vendor = UDA_VENDOR_NONE;
+		atom->name = (uint16_t)usage_names[i].atom;
+		bool cpu = usage_names[i].atom == UDA_USAGE_CPU_READ || usage_names[i].atom == UDA_USAGE_CPU_WRITE;
+		atom->length = cpu ? 4 : 0;
+		atom->payload = cpu ? often : NULL;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_usage_list(struct usage_choice *c, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	bool ok = copy != NULL;
+	for (char *name = copy ? strtok_r(copy, ",", &save) : NULL; name && ok; name = strtok_r(NULL, ",", &save))
+		ok = add_atom(c, name);
+	free(copy);
+	c->usage = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, c->count, c->atoms};
+	return ok && c->count > 0;
+}
+
+static void default_usage(struct usage_choice *c, uda_device_api api)
+{
+	parse_usage_list(c, api == UDA_DEVICE_API_VULKAN ? "render,transfer-src"
+	                    : api == UDA_DEVICE_API_GL   ? "sampled"
+	                                                 : "cpu-read,cpu-write");
+}
+
+static void print_usage_text(FILE *f)
+{
+	fprintf(f, "usage: uda-info [--width W] [--height H] [--format NAME] [--use INDEX=USAGE[,USAGE...]]... "
+	           "[--json]\nusages: render sampled storage scanout cpu-read cpu-write transfer-src transfer-dst\n");
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t width = 1920, height = 1080;
+	const char *format_name = "ABGR8888";
+	bool json = false;
+	static struct usage_choice chosen[MAX_DEVICES];
+	static bool selected[MAX_DEVICES];
+	bool any_selected = false;
+
+	static const struct option options[] = {
+		{"width", required_argument, NULL, 'w'}, {"height", required_argument, NULL, 'h'},
+		{"format", required_argument, NULL, 'f'}, {"use", required_argument, NULL, 'u'},
+		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		char *end = NULL;
+		unsigned long index;
+		switch (opt) {
+		case 'w':
+			width = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'h':
+			height = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			format_name = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'u':
+			index = strtoul(optarg, &end, 10);
+			if (end == optarg || *end != '=' || index >= MAX_DEVICES ||
+			    !parse_usage_list(&chosen[index], end + 1)) {
+				fprintf(stderr, "uda-info: --use wants INDEX=USAGE[,USAGE...], got %s\n", optarg);
+				return 2;
+			}
+			selected[index] = any_selected = true;
+			break;
+		case 'H':
+			print_usage_text(stdout);
+			return 0;
+		default:
+			print_usage_text(stderr);
+			return 2;
+		}
+	}
+	const uint32_t fourcc = format_from_name(format_name);
+	if (!fourcc) {
+		fprintf(stderr, "uda-info: unknown format %s\n", format_name);
+		return 2;
+	}
+
+	uda_context *ctx;
+	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS) {
+		fprintf(stderr, "uda-info: cannot create a context\n");
+		return 1;
+	}
+	uda_device *devices[MAX_DEVICES];
+	uint32_t device_count = MAX_DEVICES;
+	uda_result r = uda_context_enumerate_devices(ctx, &device_count, devices);
+	if (r != UDA_SUCCESS && r != UDA_ERROR_BUFFER_TOO_SMALL)
+		device_count = 0;
+
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, fourcc, 0};
+	uda_device_usage participants[MAX_DEVICES];
+	uint32_t participant_count = 0;
+
+	if (json)
+		printf("{\"assertion\": {\"width\": %u, \"height\": %u, \"format\": \"%s\"}, \"devices\": [", width,
+		       height, format_name);
+	else
+		printf("assertion: %ux%u %s\n\ndevices:\n", width, height, format_name);
+	for (uint32_t i = 0; i < device_count; i++) {
+		uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		uda_device_get_info(devices[i], &info);
+		char device_uuid[37], driver_uuid[37];
+		describe_uuid(info.device_uuid, device_uuid);
+		describe_uuid(info.driver_uuid, driver_uuid);
+		if (!selected[i] && !any_selected &&
+		    (info.api == UDA_DEVICE_API_VULKAN || info.api == UDA_DEVICE_API_GL)) {
+			default_usage(&chosen[i], info.api);
+			selected[i] = true;
+		} else if (!selected[i]) {
+			default_usage(&chosen[i], info.api);
+		}
+		uda_capability_set_list *sets = NULL;
+		r = uda_device_get_capability_sets(devices[i], &assertion, &chosen[i].usage, &sets);
+		const char *why = r == UDA_SUCCESS ? "" : uda_context_get_error(ctx);
+		if (json) {
+			printf("%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
+			print_json_string(stdout, info.name);
+			printf(", \"backend\": ");
+			print_json_string(stdout, info.backend_name);
+			printf(", \"api\": \"%s\", \"device_uuid\": \"%s\", \"driver_uuid\": \"%s\", \"negotiating\": %s, "
+			       "\"capability_sets\": ",
+			       uda_device_api_to_string(info.api), device_uuid, driver_uuid, selected[i] ? "true" : "false");
+			if (sets)
+				print_set_list_json(stdout, sets);
+			else
+				print_json_string(stdout, why);
+			printf("}");
+		} else {
+			printf("  [%u] %s\n      backend %s, API %s\n      device UUID %s\n      driver UUID %s\n", i,
+			       info.name, info.backend_name, uda_device_api_to_string(info.api), device_uuid,
+			       driver_uuid);
+			if (info.drm_render.present)
+				printf("      DRM render node %u:%u\n", info.drm_render.major, info.drm_render.minor);
+			printf("      capability sets%s:\n", selected[i] ? " (negotiating)" : "");
+			if (sets)
+				print_set_list(stdout, sets, "        ");
+			else
+				printf("        none: %s\n", why);
+		}
+		uda_capability_set_list_destroy(sets);
+		if (selected[i])
+			participants[participant_count++] = (uda_device_usage){devices[i], &chosen[i].usage};
+	}
+
+	uda_capability_set_list *agreed = NULL;
+	const char *why = "no device takes part";
+	if (participant_count) {
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion,
+		                                   participant_count, participants};
+		r = uda_negotiate(ctx, &info, &agreed);
+		why = r == UDA_SUCCESS ? "" : uda_context_get_error(ctx);
+	}
+	if (json) {
+		printf("], \"negotiated\": ");
+		if (agreed)
+			print_set_list_json(stdout, agreed);
+		else
+			print_json_string(stdout, why);
+		printf("}\n");
+	} else {
+		printf("\nnegotiated between %u devices:\n", participant_count);
+		if (agreed)
+			print_set_list(stdout, agreed, "  ");
+		else
+			printf("  nothing in common: %s\n", why);
+	}
+	uda_capability_set_list_destroy(agreed);
+	uda_context_destroy(ctx);
+	return 0;
+}
