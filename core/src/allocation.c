@@ -263,8 +263,15 @@ static off_t fd_size(int fd)
 
 static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, const uda_allocation_metadata *m)
 {
-	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd %d is not open", fd);
+	/* Memory comes as a file (memfd, Mesa's opaque fds), a DMA-BUF or a
+	 * driver's own object; never as a stream, whose reads a driver
+	 * would block on. */
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "import: fd %d is a pipe, socket or folder, not memory", fd);
 	if (m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD &&
 	    (memcmp(m->device_uuid, device->device_uuid, UDA_UUID_SIZE) != 0 ||
 	     memcmp(m->driver_uuid, device->driver_uuid, UDA_UUID_SIZE) != 0))

@@ -213,6 +213,10 @@ void backend_loader_load_all(uda_context *ctx)
 			load_folder(ctx, folder);
 		free(copy);
 	}
+	/* For hermetic test runs: only what UDA_BACKEND_PATH names. */
+	const char *no_defaults = secure_getenv("UDA_BACKEND_NO_DEFAULT_PATHS");
+	if (no_defaults && strcmp(no_defaults, "1") == 0)
+		return;
 	const char *data_home = secure_getenv("XDG_DATA_HOME");
 	const char *home = secure_getenv("HOME");
 	if (data_home && data_home[0]) {

@@ -11,9 +11,9 @@ namespace uda_test
 inline void use_backend_path(const std::string &folders)
 {
 	setenv("UDA_BACKEND_PATH", folders.c_str(), 1);
-	// Empty data folders: nothing from ~/.local/share or /usr/share.
-	setenv("XDG_DATA_HOME", "/nonexistent-uda-test", 1);
-	setenv("XDG_DATA_DIRS", "/nonexistent-uda-test", 1);
+	// Nothing from ~/.local/share, /usr/share or the install prefix. The
+	// XDG variables stay as they are: the Vulkan loader needs them.
+	setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
 }
 
 inline void use_build_tree_backends()

@@ -325,7 +325,11 @@ TEST_F(SystemBadImport, NotAMemfd)
 {
 	int pipe_fds[2];
 	ASSERT_EQ(pipe(pipe_fds), 0);
-	expect_refused(pipe_fds[0], metadata, UDA_ERROR_INVALID_ARGUMENT, "not a memfd");
+	expect_refused(pipe_fds[0], metadata, UDA_ERROR_INVALID_ARGUMENT, "not memory");
+	int tty = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ASSERT_GE(tty, 0);
+	expect_refused(tty, metadata, UDA_ERROR_INVALID_ARGUMENT, "not a memfd");
+	close(tty);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
 }

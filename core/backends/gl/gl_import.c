@@ -156,6 +156,8 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allo
 	                                                                  : import_dma_buf(device, fd, m, modifier, a);
 	if (problem)
 		release(device, a);
+	else
+		glFlush(); /* so that contexts sharing this one see the texture */
 	gl_device_leave(device, &saved);
 	if (problem)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s", problem);

@@ -19,6 +19,11 @@ enum vulkan_capability_name {
 	VULKAN_CAPABILITY_IMAGE_PARAMS = 0x5601,
 };
 
+/* Every usage usage_to_vulkan can produce. */
+#define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \
+	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |                  \
+	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+
 struct vulkan_image_params {
 	uint32_t usage; /* VkImageUsageFlags */
 	uint32_t flags; /* VkImageCreateFlags */
@@ -67,6 +72,14 @@ int vulkan_device_find_memory_type(const struct vulkan_device *device, uint32_t 
                                    VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
 
 /* vulkan_capabilities.c */
+struct image_support {
+	VkImageFormatProperties limits;
+	VkExternalMemoryFeatureFlags features;
+};
+/* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image with memory of
+ * `handle`; false where the driver does not support it. */
+bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
 uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                       const uda_usage *usage, uda_capability_set_list *out_list);
 /* What image a set asks of this device: tiling from its layout, usage

@@ -63,12 +63,7 @@ static uda_result usage_to_vulkan(uda_context *ctx, const uda_usage *usage, VkIm
 	return UDA_SUCCESS;
 }
 
-struct image_support {
-	VkImageFormatProperties limits;
-	VkExternalMemoryFeatureFlags features;
-};
-
-static bool query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
 {
 	const VkPhysicalDeviceExternalImageFormatInfo external_info = {
@@ -264,7 +259,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 
 	/* 1. Optimal tiling, opaque, for devices of this driver. */
 	if (!cpu && device->has_external_memory_fd &&
-	    query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion) &&
 	    probe_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
@@ -297,14 +292,14 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	};
 	struct image_support dma_buf_support;
 	if (device->has_external_memory_fd &&
-	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
 		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
 	}
 	if (device->has_dma_buf &&
-	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
 	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
 		if (!linear_handles)
@@ -327,7 +322,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	 * counts, so the handle is REQUIRED: without MEMFD the set means
 	 * nothing here. */
 	if (device->has_external_memory_host && device->host_pointer_alignment &&
-	    query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) && fits(&support, assertion) &&
 	    probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
@@ -383,10 +378,18 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 
 	uda_capability params;
 	if (uda_backend_find_capability(set, set_index, UDA_VENDOR_API_BACKEND, VULKAN_CAPABILITY_IMAGE_PARAMS,
-	                                device->device_uuid, &params) &&
-	    params.length == sizeof(struct vulkan_image_params)) {
+	                                device->device_uuid, &params)) {
+		/* Possibly from another process: only what this backend would
+		 * have written passes. */
+		if (params.length != sizeof(struct vulkan_image_params))
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: image parameters of %u bytes",
+			                             params.length);
 		memcpy(&out_params->usage, params.payload, 4);
 		memcpy(&out_params->flags, (const uint8_t *)params.payload + 4, 4);
+		if (!out_params->usage || (out_params->usage & ~VULKAN_IMAGE_USAGE_KNOWN) || out_params->flags)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "vulkan: image parameters usage 0x%x flags 0x%x are not this backend's",
+			                             out_params->usage, out_params->flags);
 		return UDA_SUCCESS;
 	}
 	/* A set this device never asked for: give the image every use the

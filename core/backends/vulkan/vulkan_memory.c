@@ -55,9 +55,19 @@ static void destroy_allocation(const struct vulkan_device *device, struct vulkan
 	free(a);
 }
 
+/* Creates the image only if the driver says it supports it for every
+ * handle type: parameters may come from another process. */
 static VkResult create_image(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t width,
                              uint32_t height, VkExternalMemoryHandleTypeFlags handles)
 {
+	for (uint32_t bit = 1; bit; bit <<= 1) {
+		struct image_support support;
+		if ((handles & bit) &&
+		    (!vulkan_query_image(device, a->format, a->tiling, a->usage, (VkExternalMemoryHandleTypeFlagBits)bit,
+		                         &support) ||
+		     support.limits.maxExtent.width < width || support.limits.maxExtent.height < height))
+			return VK_ERROR_FORMAT_NOT_SUPPORTED;
+	}
 	const VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
 		.handleTypes = handles,
@@ -242,7 +252,11 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 		                             vulkan_result_string(vr));
 	VkMemoryRequirements requirements;
 	vkGetImageMemoryRequirements(device->device, a->image, &requirements);
-	if (requirements.size > m->size)
+	/* uda's exporters allocate opaque image memory dedicated and of the
+	 * image's exact size, and an opaque import must repeat the export's
+	 * size; anything else is metadata that does not describe this memory. */
+	if (handle == VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT ? requirements.size != m->size
+	                                                            : requirements.size > m->size)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "vulkan import: the image needs %llu bytes, the memory has %llu",
 		                             (unsigned long long)requirements.size, (unsigned long long)m->size);
@@ -278,7 +292,7 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 	};
 	const VkImportMemoryFdInfoKHR import_info = {
 		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-		.pNext = m->size == requirements.size ? &dedicated : NULL,
+		.pNext = m->size == requirements.size ? &dedicated : NULL, /* always, for OPAQUE_FD */
 		.handleType = handle,
 		.fd = dup_fd,
 	};

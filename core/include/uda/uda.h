@@ -118,7 +118,8 @@ typedef struct uda_context_create_info {
  * the folders of UDA_BACKEND_PATH (colon-separated, ignored in setuid
  * processes), $XDG_DATA_HOME/uda/backends.d, each $XDG_DATA_DIRS entry's
  * uda/backends.d and the installation's share/uda/backends.d; the first
- * manifest of a backend name wins. A manifest or module that cannot be
+ * manifest of a backend name wins; UDA_BACKEND_NO_DEFAULT_PATHS=1 leaves
+ * only UDA_BACKEND_PATH (hermetic tests). A manifest or module that cannot be
  * used is skipped and the reason logged; it never fails the context. */
 UDA_API uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context);
 /* Destroys the context and the devices registered with it. Builders and

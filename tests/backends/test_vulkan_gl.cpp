@@ -1,0 +1,327 @@
+// Zero-copy between real drivers: lavapipe (Vulkan) and llvmpipe (GL) share
+// one allocation through an opaque fd; system memory reaches Vulkan as a
+// host pointer. Every pixel is compared, and every validation message of
+// the Vulkan backend fails the test.
+#include <drm_fourcc.h>
+#include <unistd.h>
+
+#include "fd_count.hpp"
+#include "gpu_fixture.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+constexpr uint32_t kWidth = 256, kHeight = 192;
+
+std::vector<uint8_t> serialized(uda_allocation *allocation, uda_handle_type type)
+{
+	size_t size = 0;
+	EXPECT_EQ(uda_allocation_serialize_metadata(allocation, type, nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> bytes(size);
+	EXPECT_EQ(uda_allocation_serialize_metadata(allocation, type, bytes.data(), size, &size), UDA_SUCCESS);
+	return bytes;
+}
+
+class VulkanGl : public GpuTest
+{
+protected:
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
+	const uda_usage_atom vulkan_atoms[3] = {atom(UDA_USAGE_RENDER_TARGET), atom(UDA_USAGE_TRANSFER_SRC),
+	                                        atom(UDA_USAGE_TRANSFER_DST)};
+	const uda_usage vulkan_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 3, vulkan_atoms};
+	const uda_usage_atom gl_atoms[2] = {atom(UDA_USAGE_SAMPLED), atom(UDA_USAGE_RENDER_TARGET)};
+	const uda_usage gl_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, gl_atoms};
+
+	// Negotiated between Vulkan and GL, allocated by Vulkan.
+	AllocationPtr allocate_shared()
+	{
+		const uda_device_usage devices[] = {{vulkan, &vulkan_usage}, {gl, &gl_usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+		uda_allocation *allocation = nullptr;
+		EXPECT_EQ(uda_negotiate_allocate(ctx.get(), &info, &allocation, nullptr, nullptr), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		return AllocationPtr(allocation);
+	}
+
+	AllocationPtr import_into(uda_device *device, uda_allocation *source, uda_handle_type type)
+	{
+		std::vector<uint8_t> metadata = serialized(source, type);
+		int fd = -1;
+		EXPECT_EQ(uda_allocation_export(source, type, &fd), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		uda_allocation *imported = nullptr;
+		EXPECT_EQ(uda_import_serialized(device, fd, metadata.data(), metadata.size(), &imported), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		close(fd);
+		return AllocationPtr(imported);
+	}
+
+	static uda_vulkan_native vulkan_native(uda_allocation *allocation)
+	{
+		uda_vulkan_native native = {};
+		native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+		EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
+		return native;
+	}
+
+	static uda_gl_native gl_native(uda_allocation *allocation)
+	{
+		uda_gl_native native = {};
+		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
+		EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
+		return native;
+	}
+
+	// Uploads pattern() into the image with a buffer copy, then hands
+	// the image to "external" (GL) in GENERAL layout.
+	static void vulkan_write_pattern(const uda_vulkan_native &native)
+	{
+		VulkanCommands commands(native);
+		void *mapped = nullptr;
+		VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
+		auto *pixels = static_cast<uint32_t *>(mapped);
+		for (uint32_t y = 0; y < kHeight; y++)
+			for (uint32_t x = 0; x < kWidth; x++)
+				pixels[y * kWidth + x] = pattern(x, y);
+		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+		                       VK_ACCESS_TRANSFER_WRITE_BIT);
+		VkBufferImageCopy region = {};
+		region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+		region.imageExtent = {kWidth, kHeight, 1};
+		vkCmdCopyBufferToImage(commands.cmd(), staging, native.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+		                       &region);
+		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+		                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, native.queue_family_index, VK_QUEUE_FAMILY_EXTERNAL);
+		commands.submit_and_wait();
+	}
+
+	// Copies the image out into a host buffer after acquiring it from
+	// "external" (GL wrote it).
+	static std::vector<uint32_t> vulkan_read_image(const uda_vulkan_native &native)
+	{
+		VulkanCommands commands(native);
+		void *mapped = nullptr;
+		VkBuffer readback = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
+		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0, 0,
+		                       VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
+		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
+		                       VK_ACCESS_TRANSFER_READ_BIT);
+		VkBufferImageCopy region = {};
+		region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+		region.imageExtent = {kWidth, kHeight, 1};
+		vkCmdCopyImageToBuffer(commands.cmd(), native.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1,
+		                       &region);
+		commands.submit_and_wait();
+		const auto *pixels = static_cast<const uint32_t *>(mapped);
+		return std::vector<uint32_t>(pixels, pixels + kWidth * kHeight);
+	}
+};
+
+TEST_F(VulkanGl, EnumerationFindsOneHardwareThroughTwoApis)
+{
+	uda_device_info vi = {}, gi = {};
+	vi.type = gi.type = UDA_STRUCTURE_TYPE_DEVICE_INFO;
+	ASSERT_EQ(uda_device_get_info(vulkan, &vi), UDA_SUCCESS);
+	ASSERT_EQ(uda_device_get_info(gl, &gi), UDA_SUCCESS);
+	EXPECT_STREQ(vi.backend_name, "vulkan");
+	EXPECT_STREQ(gi.backend_name, "gl");
+	EXPECT_EQ(std::memcmp(vi.device_uuid, gi.device_uuid, UDA_UUID_SIZE), 0);
+	EXPECT_EQ(std::memcmp(vi.driver_uuid, gi.driver_uuid, UDA_UUID_SIZE), 0);
+	EXPECT_TRUE(uda_device_same_hardware(vulkan, gl));
+	EXPECT_FALSE(uda_device_same_hardware(vulkan, system));
+	// Debian 12's Mesa 22.3.6: "mesa22.3.6" and "llvmpipeUUID".
+	EXPECT_EQ(std::memcmp(vi.device_uuid, "mesa22.3.6", 10), 0);
+	EXPECT_EQ(std::memcmp(vi.driver_uuid, "llvmpipeUUID", 12), 0);
+
+	uda_device *found = nullptr;
+	ASSERT_EQ(uda_context_find_device(ctx.get(), vi.device_uuid, UDA_DEVICE_API_VULKAN, &found), UDA_SUCCESS);
+	EXPECT_EQ(found, vulkan);
+	ASSERT_EQ(uda_context_find_device(ctx.get(), vi.device_uuid, UDA_DEVICE_API_GL, &found), UDA_SUCCESS);
+	EXPECT_EQ(found, gl);
+}
+
+// The harness can fail: an invalid call on the backend's device reaches
+// the log through the validation layer.
+TEST_F(VulkanGl, ValidationLayerReportsIntoTheLog)
+{
+	AllocationPtr allocation = allocate_shared();
+	ASSERT_TRUE(allocation);
+	const uda_vulkan_native native = vulkan_native(allocation.get());
+	VkBufferCreateInfo info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+	info.size = 0; // VUID-VkBufferCreateInfo-size-00912
+	info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+	VkBuffer buffer = VK_NULL_HANDLE;
+	vkCreateBuffer(native.device, &info, nullptr, &buffer);
+	if (buffer != VK_NULL_HANDLE)
+		vkDestroyBuffer(native.device, buffer, nullptr);
+	std::lock_guard<std::mutex> guard(validation.lock);
+	ASSERT_FALSE(validation.problems.empty());
+	EXPECT_NE(validation.problems[0].find("size-00912"), std::string::npos) << validation.problems[0];
+	validation.problems.clear();
+}
+
+TEST_F(VulkanGl, NegotiatesTheOpaqueOptimalLayoutFirst)
+{
+	const uda_device_usage devices[] = {{vulkan, &vulkan_usage}, {gl, &gl_usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+	uda_capability_set_list *list = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &list), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ListPtr owned(list);
+	uda_capability layout = {};
+	ASSERT_EQ(uda_capability_set_list_get_layout(list, 0, &layout), UDA_SUCCESS);
+	EXPECT_EQ(layout.name, UDA_CAPABILITY_LAYOUT_OPAQUE);
+	EXPECT_TRUE(uda_backend_set_has_u32(list, 0, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_OPAQUE_FD));
+	// The linear fallback carries Vulkan's pinned pitch.
+	uint32_t count = 0;
+	ASSERT_EQ(uda_capability_set_list_get_count(list, &count), UDA_SUCCESS);
+	ASSERT_GE(count, 2u);
+	bool present = false;
+	uint64_t pitch = 0;
+	ASSERT_EQ(uda_capability_set_list_get_constraint(list, 1, UDA_CONSTRAINT_MIN_PITCH, &present, &pitch),
+	          UDA_SUCCESS);
+	EXPECT_TRUE(present);
+	EXPECT_GE(pitch, kWidth * 4u);
+}
+
+TEST_F(VulkanGl, VulkanWritesGlReadsEveryPixel)
+{
+	const int fds_before = open_fd_count();
+	{
+		AllocationPtr allocation = allocate_shared();
+		ASSERT_TRUE(allocation);
+		uda_device *owner = nullptr;
+		ASSERT_EQ(uda_allocation_get_device(allocation.get(), &owner), UDA_SUCCESS);
+		EXPECT_EQ(owner, vulkan);
+		const uda_vulkan_native vk = vulkan_native(allocation.get());
+		ASSERT_NE(vk.image, VK_NULL_HANDLE);
+		EXPECT_EQ(vk.tiling, VK_IMAGE_TILING_OPTIMAL);
+		vulkan_write_pattern(vk);
+
+		AllocationPtr imported = import_into(gl, allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+		ASSERT_TRUE(imported);
+		const uda_gl_native native = gl_native(imported.get());
+		ASSERT_NE(native.texture, 0u);
+		ASSERT_NE(native.memory_object, 0u);
+		{
+			SharedGlContext context(native);
+			GLuint fbo = context.framebuffer_for(native.texture);
+			std::vector<uint32_t> pixels(kWidth * kHeight);
+			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+			ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+			size_t wrong = 0;
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					wrong += pixels[y * kWidth + x] != pattern(x, y);
+			EXPECT_EQ(wrong, 0u) << "first pixel " << std::hex << pixels[0] << " expected " << pattern(0, 0);
+			glDeleteFramebuffers(1, &fbo);
+		}
+	}
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
+{
+	const int fds_before = open_fd_count();
+	{
+		AllocationPtr allocation = allocate_shared();
+		ASSERT_TRUE(allocation);
+		AllocationPtr in_gl = import_into(gl, allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+		ASSERT_TRUE(in_gl);
+		// A second Vulkan view of the same memory, through uda_import.
+		AllocationPtr in_vulkan = import_into(vulkan, allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+		ASSERT_TRUE(in_vulkan);
+
+		const uda_gl_native native = gl_native(in_gl.get());
+		{
+			SharedGlContext context(native);
+			GLuint fbo = context.framebuffer_for(native.texture);
+			// Rows of distinct colours through scissored clears: GL
+			// writes, no shader needed.
+			glEnable(GL_SCISSOR_TEST);
+			for (uint32_t y = 0; y < kHeight; y++) {
+				glScissor(0, static_cast<GLint>(y), kWidth, 1);
+				// Multiples of 1/255 convert to exact bytes.
+				glClearColor(static_cast<float>((y % 5) * 51) / 255.0f, static_cast<float>((y % 3) * 102) / 255.0f,
+				             static_cast<float>((y & 1) * 255) / 255.0f, 1.0f);
+				glClear(GL_COLOR_BUFFER_BIT);
+			}
+			glDisable(GL_SCISSOR_TEST);
+			glFinish();
+			ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+			glDeleteFramebuffers(1, &fbo);
+		}
+		for (uda_allocation *reader : {allocation.get(), in_vulkan.get()}) {
+			std::vector<uint32_t> pixels = vulkan_read_image(vulkan_native(reader));
+			size_t wrong = 0;
+			for (uint32_t y = 0; y < kHeight; y++) {
+				const uint32_t r = (y % 5) * 51, g = (y % 3) * 102, b = (y & 1) * 255;
+				const uint32_t expected = r | g << 8 | b << 16 | 0xffu << 24;
+				for (uint32_t x = 0; x < kWidth; x++)
+					wrong += pixels[y * kWidth + x] != expected;
+			}
+			EXPECT_EQ(wrong, 0u) << "row 1 reads " << std::hex << pixels[kWidth];
+		}
+	}
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+TEST_F(VulkanGl, SystemMemoryReachesVulkanAsAHostPointer)
+{
+	const uda_usage_atom cpu[] = {cpu_atom(UDA_USAGE_CPU_WRITE)};
+	const uda_usage cpu_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, cpu};
+	const uda_usage_atom copy[] = {atom(UDA_USAGE_TRANSFER_SRC)};
+	const uda_usage copy_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, copy};
+	// Vulkan first: it cannot allocate host memory itself, so the
+	// fallback has to reach the system device.
+	const uda_device_usage devices[] = {{vulkan, &copy_usage}, {system, &cpu_usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+	uda_allocation *raw = nullptr;
+	uda_capability_set_list *sets = nullptr;
+	uint32_t set_index = 0;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &sets, &set_index), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	AllocationPtr allocation(raw);
+	ListPtr owned_sets(sets);
+	uda_device *owner = nullptr;
+	ASSERT_EQ(uda_allocation_get_device(raw, &owner), UDA_SUCCESS);
+	EXPECT_EQ(owner, system);
+	EXPECT_TRUE(uda_backend_set_has_u32(sets, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD));
+
+	uda_allocation_metadata m = {};
+	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_begin_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	for (uint32_t y = 0; y < kHeight; y++)
+		for (uint32_t x = 0; x < kWidth; x++) {
+			const uint32_t value = pattern(x, y);
+			std::memcpy(static_cast<uint8_t *>(pointer) + y * m.planes[0].pitch + x * 4, &value, 4);
+		}
+	ASSERT_EQ(uda_allocation_end_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+
+	AllocationPtr imported = import_into(vulkan, raw, UDA_HANDLE_TYPE_MEMFD);
+	ASSERT_TRUE(imported);
+	const uda_vulkan_native native = vulkan_native(imported.get());
+	ASSERT_NE(native.buffer, VK_NULL_HANDLE);
+	EXPECT_EQ(native.memory_size, m.size);
+
+	VulkanCommands commands(native);
+	void *mapped = nullptr;
+	VkBuffer readback = commands.host_buffer(m.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
+	const VkBufferCopy region = {0, 0, m.size};
+	vkCmdCopyBuffer(commands.cmd(), native.buffer, readback, 1, &region);
+	commands.submit_and_wait();
+	size_t wrong = 0;
+	for (uint32_t y = 0; y < kHeight; y++) {
+		for (uint32_t x = 0; x < kWidth; x++) {
+			uint32_t value;
+			std::memcpy(&value, static_cast<uint8_t *>(mapped) + y * m.planes[0].pitch + x * 4, 4);
+			wrong += value != pattern(x, y);
+		}
+	}
+	EXPECT_EQ(wrong, 0u);
+}
+
+} // namespace
