@@ -26,8 +26,15 @@ packages=(
 	libgtest-dev  # GoogleTest suites
 	libdrm-dev    # drm_fourcc.h
 	libjson-c-dev # backend manifests
-	libvulkan-dev # VkFormat values for the format table (headers only)
-	libgles-dev   # GL internal format values (headers only)
+	libvulkan-dev # Vulkan loader and headers (vulkan backend)
+	libgles-dev   # GLES and EGL through glvnd (gl backend)
+	libegl-dev
+	# The drivers every test runs on: lavapipe, llvmpipe, and the Khronos
+	# validation layer that watches the Vulkan backend.
+	mesa-vulkan-drivers
+	libegl-mesa0
+	libgl1-mesa-dri
+	vulkan-validationlayers
 )
 
 missing=()
