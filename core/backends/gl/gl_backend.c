@@ -19,14 +19,18 @@
 bool gl_device_enter(struct gl_device *device, struct gl_binding *saved)
 {
 	pthread_mutex_lock(&device->lock);
-	saved->api = eglQueryAPI();
-	saved->display = eglGetCurrentDisplay();
+	/* Each query is a trip through glvnd: ask for the rest only when
+	 * another context is current and must be put back. */
 	saved->context = eglGetCurrentContext();
-	saved->draw = eglGetCurrentSurface(EGL_DRAW);
-	saved->read = eglGetCurrentSurface(EGL_READ);
 	if (saved->context == device->context)
 		return true;
-	if (!eglBindAPI(EGL_OPENGL_ES_API) ||
+	saved->api = eglQueryAPI();
+	if (saved->context != EGL_NO_CONTEXT) {
+		saved->display = eglGetCurrentDisplay();
+		saved->draw = eglGetCurrentSurface(EGL_DRAW);
+		saved->read = eglGetCurrentSurface(EGL_READ);
+	}
+	if ((saved->api != EGL_OPENGL_ES_API && !eglBindAPI(EGL_OPENGL_ES_API)) ||
 	    !eglMakeCurrent(device->display, EGL_NO_SURFACE, EGL_NO_SURFACE, device->context)) {
 		eglBindAPI(saved->api);
 		pthread_mutex_unlock(&device->lock);
@@ -39,13 +43,15 @@ void gl_device_leave(struct gl_device *device, const struct gl_binding *saved)
 {
 	if (saved->context != device->context) {
 		if (saved->context != EGL_NO_CONTEXT) {
-			eglBindAPI(saved->api);
+			if (saved->api != EGL_OPENGL_ES_API)
+				eglBindAPI(saved->api);
 			eglMakeCurrent(saved->display, saved->draw, saved->read, saved->context);
 		} else {
 			eglMakeCurrent(device->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 		}
+		if (saved->api != EGL_OPENGL_ES_API)
+			eglBindAPI(saved->api);
 	}
-	eglBindAPI(saved->api);
 	pthread_mutex_unlock(&device->lock);
 }
 
