@@ -201,14 +201,18 @@ uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list, co
 	if (list->set_count >= UDA_MAX_SETS_PER_LIST)
 		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW, "a list holds at most %u sets",
 		                             UDA_MAX_SETS_PER_LIST);
-	const struct uda_capability_set_record *src = &source->sets[set_index];
-	if (!list_reserve(list, 1, src->cap_count, src->payload_bytes))
+	/* A copy of the record, not a pointer: when list == source, reserving
+	 * may move the very array the record lives in. The capabilities and
+	 * payloads are read through `source` after reserving, so they are
+	 * found where the arrays are now. */
+	const struct uda_capability_set_record src = source->sets[set_index];
+	if (!list_reserve(list, 1, src.cap_count, src.payload_bytes))
 		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	struct uda_capability_set_record *set = &list->sets[list->set_count++];
-	*set = *src;
+	*set = src;
 	set->cap_first = list->cap_count;
-	for (uint32_t i = 0; i < src->cap_count; i++) {
-		struct uda_capability_record cap = source->caps[src->cap_first + i];
+	for (uint32_t i = 0; i < src.cap_count; i++) {
+		struct uda_capability_record cap = source->caps[src.cap_first + i];
 		if (cap.length)
 			memcpy(list->payload + list->payload_size, capability_payload(source, &cap), cap.length);
 		cap.payload_offset = list->payload_size;

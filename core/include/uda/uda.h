@@ -349,7 +349,8 @@ UDA_API void uda_capability_set_list_destroy(uda_capability_set_list *list);
 UDA_API uda_result uda_capability_set_list_append_set(uda_capability_set_list *list,
                                                       const uda_capability_set_builder *builder);
 /* Appends a copy of set `set_index` of `source` (same context) at the end
- * of `list`; backends use it to answer from sets they computed once. */
+ * of `list`; backends use it to answer from sets they computed once.
+ * `source` may be `list` itself. */
 UDA_API uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list,
                                                        const uda_capability_set_list *source, uint32_t set_index);
 /* A deep copy, for keeping a list beyond the life of its source. */
