@@ -51,24 +51,26 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
 
+	/* Errors are only noted under the lock and set after it: setting one
+	 * calls the log callback, which may call back into the context
+	 * (enumerate its devices) and would deadlock on the lock. */
 	uda_result result = UDA_SUCCESS;
+	const uda_device *existing = NULL;
 	pthread_mutex_lock(&ctx->device_lock);
-	for (uint32_t i = 0; i < ctx->device_count; i++) {
-		if (memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0) {
-			result = uda_context_set_error(ctx, UDA_ERROR_EXISTS,
-			                               "device %s: UUID already registered by %s (%s)", info->name,
-			                               ctx->devices[i]->name, ctx->devices[i]->backend_name);
-			break;
-		}
+	for (uint32_t i = 0; i < ctx->device_count && !existing; i++) {
+		if (memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0)
+			existing = ctx->devices[i];
 	}
-	if (result == UDA_SUCCESS && ctx->device_count == ctx->device_capacity) {
+	if (existing) {
+		result = UDA_ERROR_EXISTS;
+	} else if (ctx->device_count == ctx->device_capacity) {
 		uint32_t capacity = ctx->device_capacity ? ctx->device_capacity * 2 : 4;
 		uda_device **devices = realloc(ctx->devices, capacity * sizeof(*devices));
 		if (devices) {
 			ctx->devices = devices;
 			ctx->device_capacity = capacity;
 		} else {
-			result = uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+			result = UDA_ERROR_OUT_OF_MEMORY;
 		}
 	}
 	if (result == UDA_SUCCESS)
@@ -79,7 +81,12 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 		free(device->name);
 		free(device->backend_name);
 		free(device);
-		return result;
+		/* `existing` stays valid unlocked: a registered device is only
+		 * destroyed while its context is created or destroyed. */
+		if (existing)
+			return uda_context_set_error(ctx, result, "device %s: UUID already registered by %s (%s)",
+			                             info->name, existing->name, existing->backend_name);
+		return uda_context_set_error(ctx, result, "out of memory");
 	}
 	uda_context_log(ctx, UDA_LOG_INFO, "device %s (%s) registered", device->name, device->backend_name);
 	if (out_device)

@@ -92,7 +92,9 @@ typedef enum uda_log_level {
 } uda_log_level;
 
 /* Called from whichever thread logs; must be thread-safe if the context is
- * used from several threads. `message` is valid for the call only. */
+ * used from several threads. `message` is valid for the call only. The
+ * core holds none of its locks while calling it, so the callback may call
+ * into uda (uda_context_get_error, uda_context_enumerate_devices, ...). */
 typedef void (*uda_log_callback)(uda_log_level level, const char *message, void *user_data);
 
 /* Do not load backend modules: only devices the caller registers with
