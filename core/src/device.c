@@ -111,18 +111,21 @@ uda_result uda_context_enumerate_devices(uda_context *ctx, uint32_t *count, uda_
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, count);
 	pthread_mutex_lock(&ctx->device_lock);
-	uda_result result = UDA_SUCCESS;
+	uint32_t available = ctx->device_count;
+	uint32_t capacity = *count;
 	if (!devices) {
-		*count = ctx->device_count;
+		*count = available;
 	} else {
-		uint32_t n = *count < ctx->device_count ? *count : ctx->device_count;
+		uint32_t n = capacity < available ? capacity : available;
 		memcpy(devices, ctx->devices, n * sizeof(*devices));
-		if (n < ctx->device_count)
-			result = UDA_ERROR_BUFFER_TOO_SMALL;
 		*count = n;
 	}
 	pthread_mutex_unlock(&ctx->device_lock);
-	return result;
+	/* After unlocking: setting an error calls the log callback. */
+	if (devices && capacity < available)
+		return uda_context_set_error(ctx, UDA_ERROR_BUFFER_TOO_SMALL,
+		                             "an array of %u devices, the context has %u devices", capacity, available);
+	return UDA_SUCCESS;
 }
 
 uda_result uda_context_find_device(uda_context *ctx, const uint8_t device_uuid[UDA_UUID_SIZE], uda_device **out_device)

@@ -206,4 +206,19 @@ TEST_F(Negotiate, DevicesAreFoundByUuidAndDestroyedWithTheContext)
 	EXPECT_EQ(destroyed, 2u);
 }
 
+TEST_F(Negotiate, EnumerationIntoATooSmallArrayFillsItAndSaysWhy)
+{
+	uda_device *a = add(1, {{{layout(TILED)}}});
+	add(2, {{{layout(TILED)}}});
+	add(3, {{{layout(TILED)}}});
+	uda_device *devices[2] = {};
+	uint32_t count = 1;
+	EXPECT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_ERROR_BUFFER_TOO_SMALL);
+	EXPECT_EQ(count, 1u);
+	EXPECT_EQ(devices[0], a);
+	EXPECT_EQ(devices[1], nullptr);
+	std::string message = uda_context_get_error(ctx.get());
+	EXPECT_NE(message.find("3 devices"), std::string::npos) << message;
+}
+
 } // namespace

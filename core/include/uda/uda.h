@@ -420,7 +420,10 @@ typedef struct uda_device_info {
 	const char *backend_name; /* valid while the device lives */
 } uda_device_info;
 
-/* Two-call enumeration, in registration order. */
+/* Two-call enumeration, in registration order. With an array of *count
+ * entries that is too small, the first *count devices are written, *count
+ * is left at that number and UDA_ERROR_BUFFER_TOO_SMALL is returned (with
+ * a message, like every failure). */
 UDA_API uda_result uda_context_enumerate_devices(uda_context *context, uint32_t *count, uda_device **devices);
 UDA_API uda_result uda_context_find_device(uda_context *context, const uint8_t device_uuid[UDA_UUID_SIZE],
                                            uda_device **out_device);
