@@ -115,6 +115,38 @@ TEST_F(Negotiate, SetsThatCannotHoldTheAssertionAreDropped)
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("8192x1080"), std::string::npos);
 }
 
+TEST_F(Negotiate, MergedConstraintsAreCheckedAgainstTheAssertionAgain)
+{
+	// 1920x1080 XRGB8888 rows are 7680 bytes. Each device's set holds the
+	// image on its own; merged, a pitch of 7680 is no multiple of 7000
+	// (and 14000 exceeds the max pitch), and 1 MiB size alignment rounds
+	// the size past the max size. Only the tiled set can hold it. (The
+	// REQUIRED handle pairs the second linear sets only with each other.)
+	Cap handle = common(UDA_CAPABILITY_HANDLE, 1, UDA_CAPABILITY_FLAG_REQUIRED);
+	uda_device *a = add(1, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 7680}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_MAX_SIZE, 7680 * 1080}}},
+	                        {{layout(TILED)}}});
+	uda_device *b = add(2, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_SIZE_ALIGNMENT, 1 << 20}}},
+	                        {{layout(TILED)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({a, b}, &out), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	EXPECT_EQ(modifiers_of(out.get()), std::vector<uint64_t>{TILED});
+
+	// Without the tiled set nothing is left, and the device at which that
+	// happened is named.
+	struct test_device *third = nullptr;
+	uda_device *c = add(3, {{{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	uda_device *d = add(4, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}}});
+	uda_device *e = add(5, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 7680}}}});
+	uda_device *f = add(6, {{{layout(DRM_FORMAT_MOD_LINEAR)}}}, &third);
+	EXPECT_EQ(negotiate({c, d, e, f}, &out), UDA_ERROR_INCOMPATIBLE);
+	std::string message = uda_context_get_error(ctx.get());
+	EXPECT_NE(message.find("test device 5"), std::string::npos) << message;
+	EXPECT_NE(message.find("1920x1080"), std::string::npos) << message;
+	EXPECT_EQ(third->query_count, 0u);
+}
+
 TEST_F(Negotiate, MaxPlanesIsCheckedAgainstTheFormat)
 {
 	assertion.format = DRM_FORMAT_NV12;

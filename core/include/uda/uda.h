@@ -454,11 +454,13 @@ typedef struct uda_negotiation_info {
 #define UDA_MAX_NEGOTIATION_DEVICES 32u
 
 /* Asks every device for its sets, drops the sets that cannot hold the
- * assertion (max width/height/planes/pitch), and intersects the lists
- * left to right, stopping as soon as nothing is left. On success the list
- * holds at least one set, best first; if nothing is common the result is
+ * assertion (max width/height/planes/pitch/size), and intersects the
+ * lists left to right, dropping again after each step the merged sets
+ * that can no longer hold it, and stopping as soon as nothing is left. On
+ * success every set of the list holds the assertion, best first, and
+ * there is at least one; if nothing is common the result is
  * UDA_ERROR_INCOMPATIBLE and the message names the device at which the
- * intersection became empty. */
+ * fold became empty. */
 UDA_API uda_result uda_negotiate(uda_context *context, const uda_negotiation_info *info,
                                  uda_capability_set_list **out_list);
 
