@@ -386,8 +386,11 @@ UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_l
  * in both are kept (flags OR-ed); one present on one side only is dropped,
  * or fails the pair if REQUIRED; LOCAL ones pass through. Constraints merge
  * through the core's table; one present on one side passes unchanged; an
- * impossible merge fails the pair. An empty result is a success with an
- * empty list. Both lists must belong to the same context. */
+ * impossible merge fails the pair. A pair whose result would hold more
+ * than UDA_MAX_CAPABILITIES_PER_SET capabilities (LOCAL ones of both sides
+ * add up) fails too: no set anywhere exceeds that limit. An empty result
+ * is a success with an empty list. Both lists must belong to the same
+ * context. */
 UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a, const uda_capability_set_list *b,
                                                      uda_capability_set_list **out_result);
 
