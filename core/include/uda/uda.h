@@ -143,7 +143,7 @@ typedef struct uda_format_plane_info {
 
 typedef struct uda_format_info {
 	uint32_t fourcc;
-	const char *name; /* "ARGB8888" */
+	const char *name; /* "ARGB8888", static */
 	uint32_t plane_count;
 	uda_format_plane_info planes[UDA_MAX_PLANES];
 	bool has_alpha;
@@ -317,7 +317,7 @@ typedef struct uda_capability {
 typedef struct uda_capability_set_builder uda_capability_set_builder;
 
 /* An ordered list of capability sets, best first. Immutable except for
- * uda_capability_set_list_append_set. */
+ * uda_capability_set_list_append_set and _append_copy. */
 typedef struct uda_capability_set_list uda_capability_set_list;
 
 UDA_API uda_result uda_capability_set_builder_create(uda_context *context, uda_capability_set_builder **out_builder);
@@ -369,10 +369,12 @@ UDA_API uda_result uda_capability_set_list_get_capability_count(const uda_capabi
                                                                 uint32_t *out_count);
 /* Capabilities of a set are kept in a canonical order (vendor, name,
  * payload, then LOCAL ones), not in the order they were added. The payload
- * pointer stays valid as long as the list lives. */
+ * pointer points into the list's storage, which an append may move: it is
+ * valid until the list is next modified (appended to) or destroyed. */
 UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list, uint32_t set_index,
                                                           uint32_t capability_index, uda_capability *out_capability);
-/* The set's one layout capability. */
+/* The set's one layout capability; its payload pointer is valid as for
+ * uda_capability_set_list_get_capability. */
 UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list, uint32_t set_index,
                                                       uda_capability *out_capability);
 /* *out_equal tells whether two sets hold the same constraints and the
@@ -542,7 +544,8 @@ UDA_API void uda_allocation_destroy(uda_allocation *allocation);
 UDA_API uda_result uda_allocation_get_metadata(const uda_allocation *allocation,
                                                uda_allocation_metadata *out_metadata);
 /* The one-set list of the capability set the memory satisfies; owned by
- * the allocation. */
+ * the allocation, never modified, valid until the allocation is
+ * destroyed. */
 UDA_API uda_result uda_allocation_get_capability_set(const uda_allocation *allocation,
                                                      const uda_capability_set_list **out_set_list);
 UDA_API uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_device **out_device);
