@@ -177,6 +177,14 @@ uda_result uda_device_query_capability_sets(uda_device *device, const uda_assert
 		return result;
 	}
 	capability_set_list_tag_local(list, device->device_uuid);
+	/* A backend may list a set twice, and re-owning LOCAL capabilities
+	 * can make two sets equal. A repeat is never preferred over its first
+	 * copy, only multiplies intersection work and cannot be serialized. */
+	result = capability_set_list_remove_duplicates(list);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(list);
+		return result;
+	}
 	*out_list = list;
 	return UDA_SUCCESS;
 }

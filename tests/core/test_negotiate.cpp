@@ -179,6 +179,31 @@ TEST_F(Negotiate, LocalCapabilitiesAreTaggedWithTheirDevice)
 	EXPECT_EQ(read_set(own, 0).caps[1].owner, 1);
 }
 
+TEST_F(Negotiate, DeviceListsNeverRepeatASet)
+{
+	// A backend may list a set twice, and two sets that differ only in
+	// the owner of a LOCAL capability become equal once the core makes the
+	// device their owner. Only the first of equal sets is kept, so the
+	// result can be serialized.
+	Cap claimed_a = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x98);
+	Cap claimed_b = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x99);
+	uda_device *gpu = add(1, {{{layout(TILED), claimed_a}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR)}},
+	                          {{layout(TILED), claimed_b}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({gpu}, &out), UDA_SUCCESS);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{TILED, DRM_FORMAT_MOD_LINEAR}));
+	size_t size = 0;
+	EXPECT_EQ(uda_capability_set_list_serialize(out.get(), nullptr, 0, &size), UDA_SUCCESS)
+	    << uda_context_get_error(ctx.get());
+
+	uda_capability_set_list *own = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(gpu, &assertion, &render, &own), UDA_SUCCESS);
+	ListPtr own_list(own);
+	EXPECT_EQ(count_of(own), 2u);
+}
+
 TEST_F(Negotiate, DeviceFailureIsReported)
 {
 	struct test_device *broken = nullptr;

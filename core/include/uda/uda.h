@@ -347,7 +347,9 @@ UDA_API void uda_capability_set_list_destroy(uda_capability_set_list *list);
  * set does not have exactly one layout capability, if its constraints
  * contradict each other (min pitch above max pitch, no pitch multiple of
  * the pitch alignment within the bounds), or if the list is full. The
- * builder is left unchanged. */
+ * builder is left unchanged. A set equal to one already in the list is
+ * appended all the same; such a list cannot be serialized until
+ * intersection (or the caller) removes the repeat. */
 UDA_API uda_result uda_capability_set_list_append_set(uda_capability_set_list *list,
                                                       const uda_capability_set_builder *builder);
 /* Appends a copy of set `set_index` of `source` (same context) at the end
@@ -399,13 +401,16 @@ UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_li
 /* Serialized form: versioned, little-endian, length-prefixed, at most
  * UDA_MAX_SERIALIZED_SIZE bytes. With data == NULL only *out_size is
  * written; with a buffer shorter than needed, *out_size receives the needed
- * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. */
+ * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. A list that holds the
+ * same set twice is refused (UDA_ERROR_INVALID_ARGUMENT), as the reader
+ * refuses it. */
 #define UDA_MAX_SERIALIZED_SIZE (16u * 1024u * 1024u)
 #define UDA_MAX_SETS_PER_LIST   65536u
 
 UDA_API uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list, void *data, size_t capacity,
                                                      size_t *out_size);
-/* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA. */
+/* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA, and
+ * so is a list that holds the same set twice. */
 UDA_API uda_result uda_capability_set_list_deserialize(uda_context *context, const void *data, size_t size,
                                                        uda_capability_set_list **out_list);
 
@@ -435,8 +440,9 @@ UDA_API uda_result uda_context_find_device(uda_context *context, const uint8_t d
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
 /* The device's capability sets for the assertion and usage, best first,
- * LOCAL capabilities tagged with this device's UUID. A device that cannot
- * serve the request at all returns UDA_ERROR_UNSUPPORTED. */
+ * LOCAL capabilities tagged with this device's UUID, each set once (the
+ * first of equal sets is kept). A device that cannot serve the request at
+ * all returns UDA_ERROR_UNSUPPORTED. */
 UDA_API uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion,
                                                   const uda_usage *usage, uda_capability_set_list **out_list);
 
