@@ -139,11 +139,17 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 		return INVALID(UDA_ERROR_INVALID_ARGUMENT, "metadata: unknown handle type %d", (int)metadata->handle_type);
 	uda_result result =
 		allocation_metadata_check(ctx, UDA_ERROR_INVALID_ARGUMENT, metadata, set_list, &set_list->sets[set_index]);
+	if (result == UDA_SUCCESS)
+		result = capability_set_list_check_writable(set_list, set_index, 1);
 	if (result != UDA_SUCCESS)
 		return result;
 
 	struct byte_writer measure = {0};
 	write_metadata(&measure, metadata, set_list, set_index);
+	/* The reader refuses anything larger (and the size field is a u32). */
+	if (measure.size > UDA_MAX_SERIALIZED_SIZE)
+		return INVALID(UDA_ERROR_OVERFLOW, "serialized metadata would take %zu bytes, more than %u",
+		               measure.size, UDA_MAX_SERIALIZED_SIZE);
 	*out_size = measure.size;
 	if (!data)
 		return UDA_SUCCESS;

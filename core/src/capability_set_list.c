@@ -201,14 +201,18 @@ uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list, co
 	if (list->set_count >= UDA_MAX_SETS_PER_LIST)
 		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW, "a list holds at most %u sets",
 		                             UDA_MAX_SETS_PER_LIST);
-	const struct uda_capability_set_record *src = &source->sets[set_index];
-	if (!list_reserve(list, 1, src->cap_count, src->payload_bytes))
+	/* A copy of the record, not a pointer: when list == source, reserving
+	 * may move the very array the record lives in. The capabilities and
+	 * payloads are read through `source` after reserving, so they are
+	 * found where the arrays are now. */
+	const struct uda_capability_set_record src = source->sets[set_index];
+	if (!list_reserve(list, 1, src.cap_count, src.payload_bytes))
 		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	struct uda_capability_set_record *set = &list->sets[list->set_count++];
-	*set = *src;
+	*set = src;
 	set->cap_first = list->cap_count;
-	for (uint32_t i = 0; i < src->cap_count; i++) {
-		struct uda_capability_record cap = source->caps[src->cap_first + i];
+	for (uint32_t i = 0; i < src.cap_count; i++) {
+		struct uda_capability_record cap = source->caps[src.cap_first + i];
 		if (cap.length)
 			memcpy(list->payload + list->payload_size, capability_payload(source, &cap), cap.length);
 		cap.payload_offset = list->payload_size;
@@ -389,4 +393,73 @@ void capability_set_list_filter(uda_capability_set_list *list,
 			list->sets[kept++] = list->sets[s];
 	}
 	list->set_count = kept;
+}
+
+#define NO_SET UINT32_MAX
+
+/* Walks the sets in order, keeping each one not equal to a set kept
+ * before it. With `remove` the kept sets are compacted in place; without,
+ * the walk stops at the first repeat. Returns the index of that repeat
+ * (or NO_SET) and its earlier equal in *out_original; false only when the
+ * table cannot be allocated. */
+static bool scan_repeats(uda_capability_set_list *list, bool remove, uint32_t *out_repeat, uint32_t *out_original)
+{
+	*out_repeat = NO_SET;
+	uint32_t size = 16;
+	while (size < list->set_count * 2u)
+		size <<= 1;
+	/* Device answers are a handful of sets: no allocation for them. */
+	uint32_t small[64];
+	uint32_t *slots = size <= 64 ? small : malloc(sizeof(uint32_t) * size);
+	if (!slots)
+		return false;
+	memset(slots, 0xff, sizeof(uint32_t) * size);
+	uint32_t mask = size - 1, kept = 0;
+	for (uint32_t s = 0; s < list->set_count; s++) {
+		const struct uda_capability_set_record *set = &list->sets[s];
+		uint32_t slot = (uint32_t)set->hash & mask;
+		uint32_t equal = NO_SET;
+		for (; slots[slot] != NO_SET; slot = (slot + 1) & mask) {
+			const struct uda_capability_set_record *other = &list->sets[slots[slot]];
+			if (capability_sets_equal(list, other, list, set)) {
+				equal = slots[slot];
+				break;
+			}
+		}
+		if (equal != NO_SET) {
+			if (!remove) {
+				*out_repeat = s;
+				*out_original = equal;
+				break;
+			}
+			continue;
+		}
+		if (remove && kept != s)
+			list->sets[kept] = *set;
+		slots[slot] = kept++;
+	}
+	if (remove)
+		list->set_count = kept;
+	if (slots != small)
+		free(slots);
+	return true;
+}
+
+uda_result capability_set_list_check_unique(const uda_capability_set_list *list, uda_result fail)
+{
+	uint32_t repeat, original;
+	/* Without `remove` the scan only reads the list. */
+	if (!scan_repeats((uda_capability_set_list *)list, false, &repeat, &original))
+		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	if (repeat != NO_SET)
+		return uda_context_set_error(list->ctx, fail, "set %u repeats set %u", repeat, original);
+	return UDA_SUCCESS;
+}
+
+uda_result capability_set_list_remove_duplicates(uda_capability_set_list *list)
+{
+	uint32_t repeat, original;
+	if (!scan_repeats(list, true, &repeat, &original))
+		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	return UDA_SUCCESS;
 }

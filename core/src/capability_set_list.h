@@ -100,6 +100,16 @@ uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **o
  * device owns the LOCAL capabilities it reports, whatever they said. */
 void capability_set_list_tag_local(uda_capability_set_list *list, const uint8_t owner_uuid[UDA_UUID_SIZE]);
 
+/* Whether two sets of the list are equal; if so, sets an error with
+ * result `fail` naming the later set and the earlier one it repeats.
+ * Expected linear time: a hash table of set hashes, every match confirmed
+ * by a full comparison. */
+uda_result capability_set_list_check_unique(const uda_capability_set_list *list, uda_result fail);
+
+/* Removes, in place, every set equal to an earlier one (the first of
+ * equal sets stays, in its place in the order). Fails only for memory. */
+uda_result capability_set_list_remove_duplicates(uda_capability_set_list *list);
+
 /* Removes, in place, the sets for which keep() is false. */
 void capability_set_list_filter(uda_capability_set_list *list,
                                 bool (*keep)(const struct uda_capability_set_record *set, const void *data),

@@ -169,6 +169,11 @@ static bool intersect_pair(uda_capability_set_list *out, const uda_capability_se
 		}
 	}
 	set->cap_count = out->cap_count - set->cap_first;
+	/* LOCAL capabilities of both sides add up. A set over the limit could
+	 * not be serialized or rebuilt through a builder, so the pair fails
+	 * like any other impossible merge. */
+	if (set->cap_count > UDA_MAX_CAPABILITIES_PER_SET)
+		return false;
 	const char *why;
 	return capability_set_finish(out, set, &why);
 }

@@ -45,6 +45,17 @@ static void write_set(struct byte_writer *w, const uda_capability_set_list *list
 	}
 }
 
+uda_result capability_set_list_check_writable(const uda_capability_set_list *list, uint32_t first, uint32_t count)
+{
+	for (uint32_t s = first; s < first + count; s++) {
+		if (list->sets[s].cap_count > UDA_MAX_CAPABILITIES_PER_SET)
+			return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW,
+			                             "set %u has %u capabilities, a serialized set at most %u", s,
+			                             list->sets[s].cap_count, UDA_MAX_CAPABILITIES_PER_SET);
+	}
+	return UDA_SUCCESS;
+}
+
 void capability_set_list_write(struct byte_writer *w, const uda_capability_set_list *list, uint32_t first,
                                uint32_t count)
 {
@@ -66,6 +77,12 @@ uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(list->ctx, out_size);
 	UDA_CHECK_ARG(list->ctx, data || capacity == 0);
+	uda_result result = capability_set_list_check_writable(list, 0, list->set_count);
+	/* The reader refuses repeated sets; appending allows them. */
+	if (result == UDA_SUCCESS)
+		result = capability_set_list_check_unique(list, UDA_ERROR_INVALID_ARGUMENT);
+	if (result != UDA_SUCCESS)
+		return result;
 	struct byte_writer measure = {0};
 	capability_set_list_write(&measure, list, 0, list->set_count);
 	if (measure.size > UDA_MAX_SERIALIZED_SIZE)
@@ -182,6 +199,12 @@ uda_result capability_set_list_read(uda_context *ctx, struct byte_reader *r, uda
 	}
 	if (result == UDA_SUCCESS && body.offset != body.size)
 		result = INVALID("capability-set list: %zu trailing bytes", body.size - body.offset);
+	/* No writer emits a set twice (intersection and device answers are
+	 * deduplicated, serialization refuses repeats), and every copy of a
+	 * set pairs with every copy on the other side of an intersection:
+	 * repeats are only ever a way to make later work quadratic. */
+	if (result == UDA_SUCCESS)
+		result = capability_set_list_check_unique(list, UDA_ERROR_INVALID_DATA);
 	uda_capability_set_builder_destroy(builder);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(list);

@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,31 @@ void uda_context_destroy(uda_context *ctx)
 	free(ctx);
 }
 
-static struct uda_error_slot *find_slot(uda_context *ctx, pthread_t self)
+/* A number unique to the calling thread for the life of the process:
+ * unlike its pthread_t, never given to another thread after it exits. */
+static uint64_t thread_token(void)
 {
+	static atomic_uint_least64_t next_token = 1;
+	static _Thread_local uint64_t token;
+	if (!token)
+		token = atomic_fetch_add_explicit(&next_token, 1, memory_order_relaxed);
+	return token;
+}
+
+/* The calling thread's slot, or NULL. Called with error_lock held. */
+static struct uda_error_slot *find_slot(uda_context *ctx)
+{
+	pthread_t self = pthread_self();
 	for (struct uda_error_slot *slot = ctx->error_slots; slot; slot = slot->next) {
-		if (pthread_equal(slot->thread, self))
-			return slot;
+		if (!pthread_equal(slot->thread, self))
+			continue;
+		uint64_t token = thread_token();
+		if (slot->token != token) {
+			/* An exited thread's ID, now ours: its message is not. */
+			slot->token = token;
+			slot->message[0] = '\0';
+		}
+		return slot;
 	}
 	return NULL;
 }
@@ -85,14 +106,14 @@ uda_result uda_context_set_error(const uda_context *const_ctx, uda_result result
 	vsnprintf(message, sizeof(message), format, args);
 	va_end(args);
 
-	pthread_t self = pthread_self();
 	pthread_mutex_lock(&ctx->error_lock);
-	struct uda_error_slot *slot = find_slot(ctx, self);
+	struct uda_error_slot *slot = find_slot(ctx);
 	if (!slot) {
 		/* Out of memory here only loses the message, not the result. */
 		slot = calloc(1, sizeof(*slot));
 		if (slot) {
-			slot->thread = self;
+			slot->thread = pthread_self();
+			slot->token = thread_token();
 			slot->next = ctx->error_slots;
 			ctx->error_slots = slot;
 		}
@@ -111,7 +132,7 @@ const char *uda_context_get_error(const uda_context *const_ctx)
 	if (!ctx)
 		return "";
 	pthread_mutex_lock(&ctx->error_lock);
-	struct uda_error_slot *slot = find_slot(ctx, pthread_self());
+	struct uda_error_slot *slot = find_slot(ctx);
 	const char *message = slot ? slot->message : "";
 	pthread_mutex_unlock(&ctx->error_lock);
 	return message;

@@ -10,11 +10,15 @@
 
 /* One thread's last error message on one context. Only its own thread
  * writes it, so the pointer uda_context_get_error returns is never
- * rewritten behind the caller's back. Slots live until the context does;
- * a thread ID the system reuses takes over the slot of the exited thread. */
+ * rewritten behind the caller's back. Slots live until the context does.
+ * They are found by thread ID, so a program that keeps starting threads
+ * reuses the slots of exited ones instead of growing the list; `token`
+ * tells the new thread from the exited one that had its ID (the system
+ * reuses IDs), and a slot taken over that way starts empty. */
 struct uda_error_slot {
 	struct uda_error_slot *next;
 	pthread_t thread;
+	uint64_t token; /* of the thread that owns the slot; never reused */
 	char message[UDA_ERROR_MESSAGE_SIZE];
 };
 

@@ -57,26 +57,27 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
 
+	/* Errors are only noted under the lock and set after it: setting one
+	 * calls the log callback, which may call back into the context
+	 * (enumerate its devices) and would deadlock on the lock. */
 	uda_result result = UDA_SUCCESS;
+	const uda_device *existing = NULL;
 	pthread_mutex_lock(&ctx->device_lock);
-	for (uint32_t i = 0; i < ctx->device_count; i++) {
+	for (uint32_t i = 0; i < ctx->device_count && !existing; i++) {
 		if (ctx->devices[i]->api == info->api &&
-		    memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0) {
-			result = uda_context_set_error(ctx, UDA_ERROR_EXISTS,
-			                               "device %s: UUID already registered through %s by %s (%s)",
-			                               info->name, uda_device_api_to_string(info->api),
-			                               ctx->devices[i]->name, ctx->devices[i]->backend_name);
-			break;
-		}
+		    memcmp(ctx->devices[i]->device_uuid, info->device_uuid, UDA_UUID_SIZE) == 0)
+			existing = ctx->devices[i];
 	}
-	if (result == UDA_SUCCESS && ctx->device_count == ctx->device_capacity) {
+	if (existing) {
+		result = UDA_ERROR_EXISTS;
+	} else if (ctx->device_count == ctx->device_capacity) {
 		uint32_t capacity = ctx->device_capacity ? ctx->device_capacity * 2 : 4;
 		uda_device **devices = realloc(ctx->devices, capacity * sizeof(*devices));
 		if (devices) {
 			ctx->devices = devices;
 			ctx->device_capacity = capacity;
 		} else {
-			result = uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+			result = UDA_ERROR_OUT_OF_MEMORY;
 		}
 	}
 	if (result == UDA_SUCCESS)
@@ -87,7 +88,13 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 		free(device->name);
 		free(device->backend_name);
 		free(device);
-		return result;
+		/* `existing` stays valid unlocked: a registered device is only
+		 * destroyed while its context is created or destroyed. */
+		if (existing)
+			return uda_context_set_error(ctx, result, "device %s: UUID already registered through %s by %s (%s)",
+			                             info->name, uda_device_api_to_string(info->api), existing->name,
+			                             existing->backend_name);
+		return uda_context_set_error(ctx, result, "out of memory");
 	}
 	uda_context_log(ctx, UDA_LOG_INFO, "device %s (%s) registered", device->name, device->backend_name);
 	if (out_device)
@@ -112,18 +119,21 @@ uda_result uda_context_enumerate_devices(uda_context *ctx, uint32_t *count, uda_
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, count);
 	pthread_mutex_lock(&ctx->device_lock);
-	uda_result result = UDA_SUCCESS;
+	uint32_t available = ctx->device_count;
+	uint32_t capacity = *count;
 	if (!devices) {
-		*count = ctx->device_count;
+		*count = available;
 	} else {
-		uint32_t n = *count < ctx->device_count ? *count : ctx->device_count;
+		uint32_t n = capacity < available ? capacity : available;
 		memcpy(devices, ctx->devices, n * sizeof(*devices));
-		if (n < ctx->device_count)
-			result = UDA_ERROR_BUFFER_TOO_SMALL;
 		*count = n;
 	}
 	pthread_mutex_unlock(&ctx->device_lock);
-	return result;
+	/* After unlocking: setting an error calls the log callback. */
+	if (devices && capacity < available)
+		return uda_context_set_error(ctx, UDA_ERROR_BUFFER_TOO_SMALL,
+		                             "an array of %u devices, the context has %u devices", capacity, available);
+	return UDA_SUCCESS;
 }
 
 static bool api_matches(const uda_device *device, uda_device_api api)
@@ -244,6 +254,14 @@ uda_result uda_device_query_capability_sets(uda_device *device, const uda_assert
 		return result;
 	}
 	capability_set_list_tag_local(list, device->device_uuid);
+	/* A backend may list a set twice, and re-owning LOCAL capabilities
+	 * can make two sets equal. A repeat is never preferred over its first
+	 * copy, only multiplies intersection work and cannot be serialized. */
+	result = capability_set_list_remove_duplicates(list);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(list);
+		return result;
+	}
 	*out_list = list;
 	return UDA_SUCCESS;
 }

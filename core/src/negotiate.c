@@ -106,10 +106,23 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 		if (result != UDA_SUCCESS)
 			break;
 		folded = next;
-		if (folded->set_count == 0) {
+		uint32_t common = folded->set_count;
+		/* Merging tightens constraints (the minimum of the max pitches,
+		 * the LCM of the pitch alignments): a pair of sets that each
+		 * hold the image may merge into one that does not. */
+		struct fit_filter merged = {&fit, folded};
+		capability_set_list_filter(folded, set_holds_assertion, &merged);
+		if (common == 0) {
 			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
 			                               "device %u (%s) shares no capability set with devices 0..%u", i,
 			                               device->name, i - 1);
+			break;
+		}
+		if (folded->set_count == 0) {
+			result = uda_context_set_error(
+			    ctx, UDA_ERROR_INCOMPATIBLE,
+			    "device %u (%s): no capability set shared with devices 0..%u can hold %ux%u %s", i,
+			    device->name, i - 1, info->assertion->width, info->assertion->height, fit.format.name);
 			break;
 		}
 	}

@@ -155,13 +155,25 @@ TEST_F(BadArguments, ListCountOverflow)
 {
 	uda_capability_set_list *big = nullptr;
 	ASSERT_EQ(uda_capability_set_list_create(ctx, &big), UDA_SUCCESS);
-	for (uint32_t i = 0; i < UDA_MAX_SETS_PER_LIST; i++)
-		ASSERT_EQ(uda_capability_set_list_append_copy(big, list, 0), UDA_SUCCESS);
+	// Distinct sets (a list to serialize must not repeat one).
+	for (uint32_t i = 0; i < UDA_MAX_SETS_PER_LIST; i++) {
+		ASSERT_EQ(uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_WIDTH, i + 1),
+		          UDA_SUCCESS);
+		ASSERT_EQ(uda_capability_set_list_append_set(big, builder), UDA_SUCCESS);
+	}
 	EXPECT_FAILS_WITH_MESSAGE(uda_capability_set_list_append_set(big, builder), UDA_ERROR_OVERFLOW);
 	EXPECT_FAILS_WITH_MESSAGE(uda_capability_set_list_append_copy(big, list, 0), UDA_ERROR_OVERFLOW);
 	// The full list still serializes within bounds and reads back.
 	size_t size = 0;
 	ASSERT_EQ(uda_capability_set_list_serialize(big, nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> blob(size);
+	ASSERT_EQ(uda_capability_set_list_serialize(big, blob.data(), blob.size(), &size), UDA_SUCCESS);
+	uda_capability_set_list *back = nullptr;
+	ASSERT_EQ(uda_capability_set_list_deserialize(ctx, blob.data(), blob.size(), &back), UDA_SUCCESS);
+	uint32_t count = 0;
+	EXPECT_EQ(uda_capability_set_list_get_count(back, &count), UDA_SUCCESS);
+	EXPECT_EQ(count, UDA_MAX_SETS_PER_LIST);
+	uda_capability_set_list_destroy(back);
 	uda_capability_set_list_destroy(big);
 }
 

@@ -167,4 +167,25 @@ TEST_F(CapabilitySet, CopiesAreDeepAndIndependent)
 	uda_capability_set_list_destroy(copy);
 }
 
+TEST_F(CapabilitySet, AppendCopyFromTheSameListSurvivesGrowth)
+{
+	// Sixteen sets fill the set array's first allocation exactly, so the
+	// copy has to grow the very array it copies from.
+	std::vector<SetSpec> specs;
+	for (uint16_t i = 0; i < 16; i++)
+		specs.push_back({{layout(fourcc_mod_code(NVIDIA, i)), vendor_cap(0x10de, 7, {1, 2, 3, 4, 5})},
+		                 {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64u + i}}});
+	ListPtr grown = make_list(ctx.get(), specs);
+	for (uint32_t i = 0; i < 16; i++)
+		ASSERT_EQ(uda_capability_set_list_append_copy(grown.get(), grown.get(), i), UDA_SUCCESS)
+		    << uda_context_get_error(ctx.get());
+	ASSERT_EQ(count_of(grown.get()), 32u);
+	for (uint32_t i = 0; i < 16; i++) {
+		EXPECT_EQ(read_set(grown.get(), 16 + i), specs[i]) << "copy of set " << i;
+		bool equal = false;
+		ASSERT_EQ(uda_capability_set_list_sets_equal(grown.get(), i, grown.get(), 16 + i, &equal), UDA_SUCCESS);
+		EXPECT_TRUE(equal);
+	}
+}
+
 } // namespace

@@ -160,6 +160,51 @@ TEST_F(Intersect, LocalCapabilitiesOfTwoOwnersBothSurvive)
 	EXPECT_EQ(read_set(self.get(), 0).caps, (std::vector<Cap>{layout(AMD_TILE), mine}));
 }
 
+// A set with `shared` capabilities both sides have (layout included) and
+// `local` LOCAL ones of `owner`.
+SetSpec set_with(uint32_t shared, uint32_t local, uint8_t owner)
+{
+	SetSpec spec{{layout(AMD_TILE)}};
+	for (uint32_t i = 1; i < shared; i++)
+		spec.caps.push_back(vendor_cap(0x1002, static_cast<uint16_t>(i), {}));
+	for (uint32_t i = 0; i < local; i++)
+		spec.caps.push_back(
+		    vendor_cap(0x1002, static_cast<uint16_t>(1000 + i), {}, UDA_CAPABILITY_FLAG_LOCAL, owner));
+	return spec;
+}
+
+TEST_F(Intersect, PairsBeyondTheCapabilityLimitFail)
+{
+	// LOCAL capabilities of both sides add up: 1 + 127 + 128 is the
+	// limit, one more is over it.
+	ASSERT_EQ(UDA_MAX_CAPABILITIES_PER_SET, 256u);
+	auto a = make_list(ctx.get(), {set_with(1, 127, 0x11), set_with(1, 200, 0x11)});
+	auto b = make_list(ctx.get(), {set_with(1, 128, 0x22), set_with(1, 129, 0x22)});
+	auto r = intersect(a.get(), b.get());
+	ASSERT_EQ(count_of(r.get()), 1u);
+	uint32_t caps = 0;
+	ASSERT_EQ(uda_capability_set_list_get_capability_count(r.get(), 0, &caps), UDA_SUCCESS);
+	EXPECT_EQ(caps, UDA_MAX_CAPABILITIES_PER_SET);
+
+	// What intersection produces can always be sent and received.
+	size_t size = 0;
+	ASSERT_EQ(uda_capability_set_list_serialize(r.get(), nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> blob(size);
+	ASSERT_EQ(uda_capability_set_list_serialize(r.get(), blob.data(), blob.size(), &size), UDA_SUCCESS);
+	uda_capability_set_list *back = nullptr;
+	ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), blob.data(), blob.size(), &back), UDA_SUCCESS)
+	    << uda_context_get_error(ctx.get());
+	ListPtr back_list(back);
+	EXPECT_EQ(read_list(back), read_list(r.get()));
+
+	// Shared capabilities count too: 200 + 50 + 6 fits, 200 + 50 + 7 not.
+	auto c = make_list(ctx.get(), {set_with(200, 50, 0x11)});
+	auto d = make_list(ctx.get(), {set_with(200, 7, 0x22), set_with(200, 6, 0x22)});
+	auto cd = intersect(c.get(), d.get());
+	ASSERT_EQ(count_of(cd.get()), 1u);
+	EXPECT_EQ(read_set(cd.get(), 0).caps.size(), UDA_MAX_CAPABILITIES_PER_SET);
+}
+
 TEST_F(Intersect, MaxPitchTakesMinimumAndMinPitchMaximum)
 {
 	auto a = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)},

@@ -115,6 +115,38 @@ TEST_F(Negotiate, SetsThatCannotHoldTheAssertionAreDropped)
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("8192x1080"), std::string::npos);
 }
 
+TEST_F(Negotiate, MergedConstraintsAreCheckedAgainstTheAssertionAgain)
+{
+	// 1920x1080 XRGB8888 rows are 7680 bytes. Each device's set holds the
+	// image on its own; merged, a pitch of 7680 is no multiple of 7000
+	// (and 14000 exceeds the max pitch), and 1 MiB size alignment rounds
+	// the size past the max size. Only the tiled set can hold it. (The
+	// REQUIRED handle pairs the second linear sets only with each other.)
+	Cap handle = common(UDA_CAPABILITY_HANDLE, 1, UDA_CAPABILITY_FLAG_REQUIRED);
+	uda_device *a = add(1, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 7680}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_MAX_SIZE, 7680 * 1080}}},
+	                        {{layout(TILED)}}});
+	uda_device *b = add(2, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}},
+	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_SIZE_ALIGNMENT, 1 << 20}}},
+	                        {{layout(TILED)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({a, b}, &out), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	EXPECT_EQ(modifiers_of(out.get()), std::vector<uint64_t>{TILED});
+
+	// Without the tiled set nothing is left, and the device at which that
+	// happened is named.
+	struct test_device *third = nullptr;
+	uda_device *c = add(3, {{{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	uda_device *d = add(4, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}}});
+	uda_device *e = add(5, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 7680}}}});
+	uda_device *f = add(6, {{{layout(DRM_FORMAT_MOD_LINEAR)}}}, &third);
+	EXPECT_EQ(negotiate({c, d, e, f}, &out), UDA_ERROR_INCOMPATIBLE);
+	std::string message = uda_context_get_error(ctx.get());
+	EXPECT_NE(message.find("test device 5"), std::string::npos) << message;
+	EXPECT_NE(message.find("1920x1080"), std::string::npos) << message;
+	EXPECT_EQ(third->query_count, 0u);
+}
+
 TEST_F(Negotiate, MaxPlanesIsCheckedAgainstTheFormat)
 {
 	assertion.format = DRM_FORMAT_NV12;
@@ -145,6 +177,31 @@ TEST_F(Negotiate, LocalCapabilitiesAreTaggedWithTheirDevice)
 	ASSERT_EQ(uda_device_get_capability_sets(gpu, &assertion, &render, &own), UDA_SUCCESS);
 	ListPtr own_list(own);
 	EXPECT_EQ(read_set(own, 0).caps[1].owner, 1);
+}
+
+TEST_F(Negotiate, DeviceListsNeverRepeatASet)
+{
+	// A backend may list a set twice, and two sets that differ only in
+	// the owner of a LOCAL capability become equal once the core makes the
+	// device their owner. Only the first of equal sets is kept, so the
+	// result can be serialized.
+	Cap claimed_a = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x98);
+	Cap claimed_b = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x99);
+	uda_device *gpu = add(1, {{{layout(TILED), claimed_a}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR)}},
+	                          {{layout(TILED), claimed_b}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR)}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({gpu}, &out), UDA_SUCCESS);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{TILED, DRM_FORMAT_MOD_LINEAR}));
+	size_t size = 0;
+	EXPECT_EQ(uda_capability_set_list_serialize(out.get(), nullptr, 0, &size), UDA_SUCCESS)
+	    << uda_context_get_error(ctx.get());
+
+	uda_capability_set_list *own = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(gpu, &assertion, &render, &own), UDA_SUCCESS);
+	ListPtr own_list(own);
+	EXPECT_EQ(count_of(own), 2u);
 }
 
 TEST_F(Negotiate, DeviceFailureIsReported)
@@ -204,6 +261,21 @@ TEST_F(Negotiate, DevicesAreFoundByUuidAndDestroyedWithTheContext)
 
 	ctx.reset();
 	EXPECT_EQ(destroyed, 2u);
+}
+
+TEST_F(Negotiate, EnumerationIntoATooSmallArrayFillsItAndSaysWhy)
+{
+	uda_device *a = add(1, {{{layout(TILED)}}});
+	add(2, {{{layout(TILED)}}});
+	add(3, {{{layout(TILED)}}});
+	uda_device *devices[2] = {};
+	uint32_t count = 1;
+	EXPECT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_ERROR_BUFFER_TOO_SMALL);
+	EXPECT_EQ(count, 1u);
+	EXPECT_EQ(devices[0], a);
+	EXPECT_EQ(devices[1], nullptr);
+	std::string message = uda_context_get_error(ctx.get());
+	EXPECT_NE(message.find("3 devices"), std::string::npos) << message;
 }
 
 } // namespace

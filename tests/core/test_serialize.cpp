@@ -252,6 +252,55 @@ TEST_F(Serialize, InconsistentSetsAreRejected)
 	EXPECT_EQ(deserialize(blob_of_set(repeated_constraint)), UDA_ERROR_INVALID_DATA);
 }
 
+// A list blob made of the given serialized sets, in order.
+std::vector<uint8_t> blob_of_sets(const std::vector<std::vector<uint8_t>> &sets)
+{
+	std::vector<uint8_t> b = {'U', 'D', 'A', 'L', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	for (const auto &set : sets)
+		b.insert(b.end(), set.begin(), set.end());
+	for (int i = 0; i < 4; i++) {
+		b[8 + i] = static_cast<uint8_t>(b.size() >> (8 * i));
+		b[12 + i] = static_cast<uint8_t>(sets.size() >> (8 * i));
+	}
+	return b;
+}
+
+TEST_F(Serialize, RepeatedSetsAreRejected)
+{
+	// The two sets of sample_list(), cut out of its serialized form.
+	std::vector<uint8_t> both = serialize(sample_list().get());
+	std::vector<uint8_t> one = serialize(make_list(ctx.get(), {read_set(sample_list().get(), 0)}).get());
+	std::vector<uint8_t> s0(one.begin() + 16, one.end());
+	std::vector<uint8_t> s1(both.begin() + 16 + static_cast<long>(s0.size()), both.end());
+	ASSERT_EQ(deserialize(blob_of_sets({s0, s1})), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+
+	EXPECT_EQ(deserialize(blob_of_sets({s0, s1, s0})), UDA_ERROR_INVALID_DATA);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("set 2 repeats set 0"), std::string::npos)
+	    << uda_context_get_error(ctx.get());
+	EXPECT_EQ(deserialize(blob_of_sets({s1, s1})), UDA_ERROR_INVALID_DATA);
+
+	// The shape of the attack: many copies of one small set, each of which
+	// would pair with every copy on the other side of an intersection.
+	std::vector<std::vector<uint8_t>> copies(UDA_MAX_SETS_PER_LIST, s0);
+	EXPECT_EQ(deserialize(blob_of_sets(copies)), UDA_ERROR_INVALID_DATA);
+}
+
+TEST_F(Serialize, ListsWithRepeatedSetsAreNotWritten)
+{
+	// Appending does not deduplicate; serializing refuses what the reader
+	// would refuse.
+	auto list = sample_list();
+	ASSERT_EQ(uda_capability_set_list_append_copy(list.get(), list.get(), 0), UDA_SUCCESS);
+	size_t size = 0;
+	EXPECT_EQ(uda_capability_set_list_serialize(list.get(), nullptr, 0, &size), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("set 2 repeats set 0"), std::string::npos)
+	    << uda_context_get_error(ctx.get());
+	// Intersecting removes the repeat.
+	ListPtr self = intersect(list.get(), list.get());
+	EXPECT_EQ(count_of(self.get()), 2u);
+	EXPECT_EQ(uda_capability_set_list_serialize(self.get(), nullptr, 0, &size), UDA_SUCCESS);
+}
+
 TEST_F(Serialize, RandomByteFlipsNeverCrash)
 {
 	const std::vector<uint8_t> good = serialize(sample_list().get());

@@ -1,5 +1,6 @@
 /* Writes the seed corpora: a few valid lists and metadata blobs covering
- * every capability kind, constraint and plane layout the format allows.
+ * every capability kind, constraint and plane layout the format allows,
+ * and the regression inputs that can be generated rather than recorded.
  * usage: uda-fuzz-make-seeds CORPUS_DIR (subfolders must exist) */
 #include <drm_fourcc.h>
 #include <stdio.h>
@@ -60,6 +61,32 @@ static uda_capability_set_list *seed_list(uda_context *ctx, int variant)
 	return list;
 }
 
+static void patch_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A list blob holding the one set of `one` (a serialized one-set list)
+ * `copies` times: the reader must refuse repeated sets, which no writer
+ * emits. Spliced by hand because the serializer refuses to write it. */
+static void write_repeated_sets(const char *dir, const uint8_t *one, size_t one_size, uint32_t copies)
+{
+	const size_t header = 16;
+	size_t set_size = one_size - header;
+	size_t size = header + copies * set_size;
+	uint8_t *blob = malloc(size);
+	if (!blob)
+		exit(1);
+	memcpy(blob, one, header);
+	for (uint32_t i = 0; i < copies; i++)
+		memcpy(blob + header + i * set_size, one + header, set_size);
+	patch_u32(blob + 8, (uint32_t)size);
+	patch_u32(blob + 12, copies);
+	write_file(dir, "capability_set_list", "regression-repeated-sets", blob, size);
+	free(blob);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -82,6 +109,8 @@ int main(int argc, char **argv)
 		char name[32];
 		snprintf(name, sizeof(name), "list-%d", v);
 		write_file(argv[1], "capability_set_list", name, buffer, size);
+		if (v == 0)
+			write_repeated_sets(argv[1], buffer, size, 3);
 
 		uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 		m.width = 640;

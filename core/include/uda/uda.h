@@ -95,7 +95,9 @@ typedef enum uda_log_level {
 } uda_log_level;
 
 /* Called from whichever thread logs; must be thread-safe if the context is
- * used from several threads. `message` is valid for the call only. */
+ * used from several threads. `message` is valid for the call only. The
+ * core holds none of its locks while calling it, so the callback may call
+ * into uda (uda_context_get_error, uda_context_enumerate_devices, ...). */
 typedef void (*uda_log_callback)(uda_log_level level, const char *message, void *user_data);
 
 /* Do not load backend modules: only devices the caller registers with
@@ -145,7 +147,7 @@ typedef struct uda_format_plane_info {
 
 typedef struct uda_format_info {
 	uint32_t fourcc;
-	const char *name; /* "ARGB8888" */
+	const char *name; /* "ARGB8888", static */
 	uint32_t plane_count;
 	uda_format_plane_info planes[UDA_MAX_PLANES];
 	bool has_alpha;
@@ -319,7 +321,7 @@ typedef struct uda_capability {
 typedef struct uda_capability_set_builder uda_capability_set_builder;
 
 /* An ordered list of capability sets, best first. Immutable except for
- * uda_capability_set_list_append_set. */
+ * uda_capability_set_list_append_set and _append_copy. */
 typedef struct uda_capability_set_list uda_capability_set_list;
 
 UDA_API uda_result uda_capability_set_builder_create(uda_context *context, uda_capability_set_builder **out_builder);
@@ -349,11 +351,14 @@ UDA_API void uda_capability_set_list_destroy(uda_capability_set_list *list);
  * set does not have exactly one layout capability, if its constraints
  * contradict each other (min pitch above max pitch, no pitch multiple of
  * the pitch alignment within the bounds), or if the list is full. The
- * builder is left unchanged. */
+ * builder is left unchanged. A set equal to one already in the list is
+ * appended all the same; such a list cannot be serialized until
+ * intersection (or the caller) removes the repeat. */
 UDA_API uda_result uda_capability_set_list_append_set(uda_capability_set_list *list,
                                                       const uda_capability_set_builder *builder);
 /* Appends a copy of set `set_index` of `source` (same context) at the end
- * of `list`; backends use it to answer from sets they computed once. */
+ * of `list`; backends use it to answer from sets they computed once.
+ * `source` may be `list` itself. */
 UDA_API uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list,
                                                        const uda_capability_set_list *source, uint32_t set_index);
 /* A deep copy, for keeping a list beyond the life of its source. */
@@ -370,10 +375,12 @@ UDA_API uda_result uda_capability_set_list_get_capability_count(const uda_capabi
                                                                 uint32_t *out_count);
 /* Capabilities of a set are kept in a canonical order (vendor, name,
  * payload, then LOCAL ones), not in the order they were added. The payload
- * pointer stays valid as long as the list lives. */
+ * pointer points into the list's storage, which an append may move: it is
+ * valid until the list is next modified (appended to) or destroyed. */
 UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_set_list *list, uint32_t set_index,
                                                           uint32_t capability_index, uda_capability *out_capability);
-/* The set's one layout capability. */
+/* The set's one layout capability; its payload pointer is valid as for
+ * uda_capability_set_list_get_capability. */
 UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list, uint32_t set_index,
                                                       uda_capability *out_capability);
 /* *out_equal tells whether two sets hold the same constraints and the
@@ -387,21 +394,27 @@ UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_l
  * in both are kept (flags OR-ed); one present on one side only is dropped,
  * or fails the pair if REQUIRED; LOCAL ones pass through. Constraints merge
  * through the core's table; one present on one side passes unchanged; an
- * impossible merge fails the pair. An empty result is a success with an
- * empty list. Both lists must belong to the same context. */
+ * impossible merge fails the pair. A pair whose result would hold more
+ * than UDA_MAX_CAPABILITIES_PER_SET capabilities (LOCAL ones of both sides
+ * add up) fails too: no set anywhere exceeds that limit. An empty result
+ * is a success with an empty list. Both lists must belong to the same
+ * context. */
 UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_list *a, const uda_capability_set_list *b,
                                                      uda_capability_set_list **out_result);
 
 /* Serialized form: versioned, little-endian, length-prefixed, at most
  * UDA_MAX_SERIALIZED_SIZE bytes. With data == NULL only *out_size is
  * written; with a buffer shorter than needed, *out_size receives the needed
- * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. */
+ * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. A list that holds the
+ * same set twice is refused (UDA_ERROR_INVALID_ARGUMENT), as the reader
+ * refuses it. */
 #define UDA_MAX_SERIALIZED_SIZE (16u * 1024u * 1024u)
 #define UDA_MAX_SETS_PER_LIST   65536u
 
 UDA_API uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list, void *data, size_t capacity,
                                                      size_t *out_size);
-/* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA. */
+/* Input is untrusted: anything malformed is UDA_ERROR_INVALID_DATA, and
+ * so is a list that holds the same set twice. */
 UDA_API uda_result uda_capability_set_list_deserialize(uda_context *context, const void *data, size_t size,
                                                        uda_capability_set_list **out_list);
 
@@ -448,7 +461,10 @@ typedef struct uda_device_info {
 	uda_drm_node drm_render;
 } uda_device_info;
 
-/* Two-call enumeration, in registration order. */
+/* Two-call enumeration, in registration order. With an array of *count
+ * entries that is too small, the first *count devices are written, *count
+ * is left at that number and UDA_ERROR_BUFFER_TOO_SMALL is returned (with
+ * a message, like every failure). */
 UDA_API uda_result uda_context_enumerate_devices(uda_context *context, uint32_t *count, uda_device **devices);
 /* The first device with this device UUID through `api`
  * (UDA_DEVICE_API_ANY: through any). UDA_ERROR_NOT_FOUND if none. */
@@ -464,8 +480,9 @@ UDA_API bool uda_device_same_hardware(const uda_device *a, const uda_device *b);
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
 /* The device's capability sets for the assertion and usage, best first,
- * LOCAL capabilities tagged with this device's UUID. A device that cannot
- * serve the request at all returns UDA_ERROR_UNSUPPORTED. */
+ * LOCAL capabilities tagged with this device's UUID, each set once (the
+ * first of equal sets is kept). A device that cannot serve the request at
+ * all returns UDA_ERROR_UNSUPPORTED. */
 UDA_API uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion,
                                                   const uda_usage *usage, uda_capability_set_list **out_list);
 
@@ -488,11 +505,13 @@ typedef struct uda_negotiation_info {
 #define UDA_MAX_NEGOTIATION_DEVICES 32u
 
 /* Asks every device for its sets, drops the sets that cannot hold the
- * assertion (max width/height/planes/pitch), and intersects the lists
- * left to right, stopping as soon as nothing is left. On success the list
- * holds at least one set, best first; if nothing is common the result is
+ * assertion (max width/height/planes/pitch/size), and intersects the
+ * lists left to right, dropping again after each step the merged sets
+ * that can no longer hold it, and stopping as soon as nothing is left. On
+ * success every set of the list holds the assertion, best first, and
+ * there is at least one; if nothing is common the result is
  * UDA_ERROR_INCOMPATIBLE and the message names the device at which the
- * intersection became empty. */
+ * fold became empty. */
 UDA_API uda_result uda_negotiate(uda_context *context, const uda_negotiation_info *info,
                                  uda_capability_set_list **out_list);
 
@@ -571,7 +590,8 @@ UDA_API void uda_allocation_destroy(uda_allocation *allocation);
 UDA_API uda_result uda_allocation_get_metadata(const uda_allocation *allocation,
                                                uda_allocation_metadata *out_metadata);
 /* The one-set list of the capability set the memory satisfies; owned by
- * the allocation. */
+ * the allocation, never modified, valid until the allocation is
+ * destroyed. */
 UDA_API uda_result uda_allocation_get_capability_set(const uda_allocation *allocation,
                                                      const uda_capability_set_list **out_set_list);
 UDA_API uda_result uda_allocation_get_device(const uda_allocation *allocation, uda_device **out_device);
