@@ -249,11 +249,10 @@ uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, u
 }
 
 /* The size of what fd refers to, or -1 where the kernel cannot say. */
-static off_t fd_size(int fd)
+static off_t fd_size(int fd, const struct stat *st)
 {
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		return st.st_size;
+	if (S_ISREG(st->st_mode))
+		return st->st_size;
 	/* DMA-BUFs answer lseek(SEEK_END) with their size. */
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end >= 0)
@@ -287,7 +286,7 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "import: memfd is not sealed against shrinking and growing");
 	}
-	off_t size = fd_size(fd);
+	off_t size = fd_size(fd, &st);
 	if (size < 0 && m->handle_type != UDA_HANDLE_TYPE_OPAQUE_FD)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: the size of fd %d is unknown", fd);
 	if (size >= 0 && (uint64_t)size < m->size)
@@ -297,13 +296,35 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
 	return UDA_SUCCESS;
 }
 
+/* Extension chains of backend structs: bounded, every link a backend
+ * type. Which types a backend knows is its own business. */
+static uda_result check_backend_chain(uda_context *ctx, const void *next)
+{
+	unsigned length = 0;
+	for (const struct {
+		     uda_structure_type type;
+		     const void *next;
+	     } *link = next;
+	     link; link = link->next) {
+		if (++length > 16)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "extension chain longer than 16");
+		if ((unsigned)link->type < UDA_STRUCTURE_TYPE_BACKEND_FIRST)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "extension struct of type %d is not a backend's", (int)link->type);
+	}
+	return UDA_SUCCESS;
+}
+
 uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocation)
 {
 	if (!info || !info->device)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_device *device = info->device;
 	uda_context *ctx = device->ctx;
-	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_IMPORT_INFO && !info->next);
+	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_IMPORT_INFO);
+	uda_result result = check_backend_chain(ctx, info->next);
+	if (result != UDA_SUCCESS)
+		return result;
 	UDA_CHECK_ARG(ctx, out_allocation && info->metadata);
 	UDA_CHECK_ARG(ctx, info->metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA && !info->metadata->next);
 	UDA_CHECK_ARG(ctx, info->set_list && info->set_list->ctx == ctx);
@@ -314,7 +335,7 @@ uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocati
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not import", device->name);
 
 	const uda_allocation_metadata *m = info->metadata;
-	uda_result result = allocation_metadata_check(ctx, UDA_ERROR_INVALID_ARGUMENT, m, info->set_list,
+	result = allocation_metadata_check(ctx, UDA_ERROR_INVALID_ARGUMENT, m, info->set_list,
 	                                              &info->set_list->sets[info->set_index]);
 	if (result == UDA_SUCCESS)
 		result = check_handle_type(ctx, info->set_list, info->set_index, m->handle_type);
@@ -333,7 +354,7 @@ uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocati
 	}
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
-	result = device->impl->import(device->data, ctx, info->fd, m, set, &backend);
+	result = device->impl->import(device->data, ctx, info->fd, m, set, info->next, &backend);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(set);
 		return result;

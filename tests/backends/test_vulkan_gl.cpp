@@ -220,6 +220,60 @@ TEST_F(VulkanGl, VulkanWritesGlReadsEveryPixel)
 	EXPECT_EQ(open_fd_count(), fds_before);
 }
 
+// A compositor imports into the context it renders with: no switch, the
+// texture is its own.
+TEST_F(VulkanGl, ImportsIntoTheApplicationsCurrentContext)
+{
+	AllocationPtr allocation = allocate_shared();
+	ASSERT_TRUE(allocation);
+	vulkan_write_pattern(vulkan_native(allocation.get()));
+	std::vector<uint8_t> metadata = serialized(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+	int fd = -1;
+	ASSERT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, &fd), UDA_SUCCESS);
+	uda_allocation_metadata m = {};
+	uda_capability_set_list *set = nullptr;
+	ASSERT_EQ(uda_allocation_metadata_deserialize(ctx.get(), metadata.data(), metadata.size(), &m, &set),
+	          UDA_SUCCESS);
+	ListPtr owned_set(set);
+	uda_gl_import_info gl_info = {UDA_STRUCTURE_TYPE_GL_IMPORT_INFO, nullptr, UDA_GL_IMPORT_CURRENT_CONTEXT};
+	uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO, &gl_info, gl, fd, &m, set, 0};
+	uda_allocation *imported = nullptr;
+	// Without a current context the flag cannot be honoured.
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_INVALID_ARGUMENT);
+	// A struct of a type no backend defines, and one of the core's range.
+	uda_gl_import_info stranger = {static_cast<uda_structure_type>(150), nullptr, 0};
+	info.next = &stranger;
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_UNSUPPORTED);
+	uda_gl_import_info core_type = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 0};
+	info.next = &core_type;
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_INVALID_ARGUMENT);
+	info.next = &gl_info;
+
+	// Any allocation's native struct names the backend's display.
+	AllocationPtr probe = import_into(gl, allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+	ASSERT_TRUE(probe);
+	const uda_gl_native backend_native = gl_native(probe.get());
+	{
+		SharedGlContext context(backend_native);
+		ASSERT_EQ(uda_import(&info, &imported), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		AllocationPtr owned(imported);
+		const uda_gl_native native = gl_native(imported);
+		EXPECT_EQ(native.egl_context, eglGetCurrentContext());
+		EXPECT_NE(native.egl_context, backend_native.egl_context);
+		GLuint fbo = context.framebuffer_for(native.texture);
+		std::vector<uint32_t> pixels(kWidth * kHeight);
+		glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+		size_t wrong = 0;
+		for (uint32_t y = 0; y < kHeight; y++)
+			for (uint32_t x = 0; x < kWidth; x++)
+				wrong += pixels[y * kWidth + x] != pattern(x, y);
+		EXPECT_EQ(wrong, 0u);
+		glDeleteFramebuffers(1, &fbo);
+		// Destroyed while its context is current, as documented.
+	}
+	close(fd);
+}
+
 TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
 {
 	const int fds_before = open_fd_count();

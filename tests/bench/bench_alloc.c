@@ -5,7 +5,8 @@
  * 1. allocate + export + import of a 1920x1080 ABGR8888 image:
  *    uda (uda_allocate on the Vulkan device with the negotiated set,
  *    uda_allocation_export, uda_allocation_serialize_metadata,
- *    uda_import_serialized on the GL device, both destroyed) against the
+ *    uda_import on the GL device into the application's current context,
+ *    both destroyed) against the
  *    same work written directly in this file (vkCreateImage, dedicated
  *    exportable vkAllocateMemory, vkGetMemoryFdKHR, glImportMemoryFdEXT,
  *    glTexStorageMem2DEXT, and the teardown) on the same VkDevice and EGL
@@ -90,6 +91,32 @@ static int fail(const char *what, const struct bench *b)
 
 /* ---- 1. allocate + export + import ---------------------------------- */
 
+/* What a compositor does with a client's buffer: read the metadata, import
+ * into the context it renders with (current here), no context switch. */
+static bool import_into_current_context(struct bench *b, int fd, const void *metadata, size_t size,
+                                        uda_allocation **out)
+{
+	uda_allocation_metadata m;
+	uda_capability_set_list *set = NULL;
+	if (uda_allocation_metadata_deserialize(b->ctx, metadata, size, &m, &set) != UDA_SUCCESS)
+		return false;
+	const uda_gl_import_info gl_info = {
+		.type = UDA_STRUCTURE_TYPE_GL_IMPORT_INFO,
+		.flags = UDA_GL_IMPORT_CURRENT_CONTEXT,
+	};
+	const uda_import_info info = {
+		.type = UDA_STRUCTURE_TYPE_IMPORT_INFO,
+		.next = &gl_info,
+		.device = b->gl,
+		.fd = fd,
+		.metadata = &m,
+		.set_list = set,
+	};
+	bool ok = uda_import(&info, out) == UDA_SUCCESS;
+	uda_capability_set_list_destroy(set);
+	return ok;
+}
+
 static bool uda_round(struct bench *b)
 {
 	const uda_allocation_create_info info = {
@@ -107,7 +134,7 @@ static bool uda_round(struct bench *b)
 	          uda_allocation_export(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, &fd) == UDA_SUCCESS &&
 	          uda_allocation_serialize_metadata(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, metadata, sizeof(metadata),
 	                                            &size) == UDA_SUCCESS &&
-	          uda_import_serialized(b->gl, fd, metadata, size, &imported) == UDA_SUCCESS;
+	          import_into_current_context(b, fd, metadata, size, &imported);
 	if (fd >= 0)
 		close(fd);
 	uda_allocation_destroy(imported);

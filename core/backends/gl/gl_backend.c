@@ -16,13 +16,18 @@
 
 #define MAX_EGL_DEVICES 16
 
-bool gl_device_enter(struct gl_device *device, struct gl_binding *saved)
+bool gl_device_enter(struct gl_device *device, EGLContext target, struct gl_binding *saved)
 {
-	pthread_mutex_lock(&device->lock);
+	/* Only the backend's own context is shared between the threads that
+	 * call into uda; an application's context is the application's. */
+	saved->locked = target == device->context;
+	if (saved->locked)
+		pthread_mutex_lock(&device->lock);
+	saved->target = target;
 	/* Each query is a trip through glvnd: ask for the rest only when
 	 * another context is current and must be put back. */
 	saved->context = eglGetCurrentContext();
-	if (saved->context == device->context)
+	if (saved->context == target)
 		return true;
 	saved->api = eglQueryAPI();
 	if (saved->context != EGL_NO_CONTEXT) {
@@ -31,9 +36,10 @@ bool gl_device_enter(struct gl_device *device, struct gl_binding *saved)
 		saved->read = eglGetCurrentSurface(EGL_READ);
 	}
 	if ((saved->api != EGL_OPENGL_ES_API && !eglBindAPI(EGL_OPENGL_ES_API)) ||
-	    !eglMakeCurrent(device->display, EGL_NO_SURFACE, EGL_NO_SURFACE, device->context)) {
+	    !eglMakeCurrent(device->display, EGL_NO_SURFACE, EGL_NO_SURFACE, target)) {
 		eglBindAPI(saved->api);
-		pthread_mutex_unlock(&device->lock);
+		if (saved->locked)
+			pthread_mutex_unlock(&device->lock);
 		return false;
 	}
 	return true;
@@ -41,7 +47,7 @@ bool gl_device_enter(struct gl_device *device, struct gl_binding *saved)
 
 void gl_device_leave(struct gl_device *device, const struct gl_binding *saved)
 {
-	if (saved->context != device->context) {
+	if (saved->context != saved->target) {
 		if (saved->context != EGL_NO_CONTEXT) {
 			if (saved->api != EGL_OPENGL_ES_API)
 				eglBindAPI(saved->api);
@@ -52,7 +58,8 @@ void gl_device_leave(struct gl_device *device, const struct gl_binding *saved)
 		if (saved->api != EGL_OPENGL_ES_API)
 			eglBindAPI(saved->api);
 	}
-	pthread_mutex_unlock(&device->lock);
+	if (saved->locked)
+		pthread_mutex_unlock(&device->lock);
 }
 
 static bool has_word(const char *list, const char *word)
@@ -148,7 +155,7 @@ static void try_display(uda_context *ctx, EGLDisplay display, bool tracks_refere
 		problem = "no GLES 3 context";
 
 	struct gl_binding saved;
-	if (!problem && !gl_device_enter(device, &saved))
+	if (!problem && !gl_device_enter(device, device->context, &saved))
 		problem = "the context cannot be made current";
 	if (!problem) {
 		load_functions(&device->gl);

@@ -51,15 +51,18 @@ struct gl_device {
 /* The EGL binding of the calling thread, saved around the backend's own
  * use of its context and put back afterwards. */
 struct gl_binding {
+	EGLContext target;
+	bool locked;
 	EGLDisplay display;
 	EGLContext context;
 	EGLSurface draw, read;
 	EGLenum api;
 };
 
-/* Locks the device and makes its context current; false (unlocked) if
- * EGL refuses. */
-bool gl_device_enter(struct gl_device *device, struct gl_binding *saved);
+/* Makes `target` (the device's context, locked for the call, or an
+ * application's context on the device's display) current on the calling
+ * thread; false, with nothing changed, if EGL refuses. */
+bool gl_device_enter(struct gl_device *device, EGLContext target, struct gl_binding *saved);
 void gl_device_leave(struct gl_device *device, const struct gl_binding *saved);
 
 /* gl_capabilities.c */
@@ -68,7 +71,7 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
 
 /* gl_import.c */
 uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
-                     const uda_capability_set_list *set, uda_backend_allocation *out);
+                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out);
 void gl_free(void *device_data, void *allocation);
 uda_result gl_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native);
 

@@ -14,6 +14,7 @@
 #include "gl_backend.h"
 
 struct gl_allocation {
+	EGLContext context; /* where the GL names live */
 	GLuint memory_object;
 	GLuint texture;
 	GLenum internal_format;
@@ -121,10 +122,43 @@ static const char *import_dma_buf(struct gl_device *device, int fd, const uda_al
 	return glGetError() == GL_NO_ERROR ? NULL : "glEGLImageTargetTexStorageEXT failed";
 }
 
+/* The context an import asks for: the backend's, or the caller's current
+ * one with UDA_GL_IMPORT_CURRENT_CONTEXT. */
+static uda_result import_context(struct gl_device *device, uda_context *ctx, const void *next, EGLContext *out,
+                                 bool *out_is_current)
+{
+	*out = device->context;
+	*out_is_current = false;
+	for (const uda_gl_import_info *link = next; link; link = link->next) {
+		if (link->type != UDA_STRUCTURE_TYPE_GL_IMPORT_INFO)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: unknown extension struct %d",
+			                             (int)link->type);
+		if (link->flags & ~UDA_GL_IMPORT_CURRENT_CONTEXT)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "gl import: unknown flags 0x%x",
+			                             link->flags);
+		if (link->flags & UDA_GL_IMPORT_CURRENT_CONTEXT) {
+			/* Each EGL query costs a glvnd fork check (getpid): two. */
+			EGLContext current = eglGetCurrentContext();
+			if (current == EGL_NO_CONTEXT || eglGetCurrentDisplay() != device->display)
+				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+				                             "gl import: UDA_GL_IMPORT_CURRENT_CONTEXT without a current "
+				                             "context on the device's display");
+			*out = current;
+			*out_is_current = true;
+		}
+	}
+	return UDA_SUCCESS;
+}
+
 uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
-                     const uda_capability_set_list *set, uda_backend_allocation *out)
+                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
 {
 	struct gl_device *device = device_data;
+	EGLContext target;
+	bool target_is_current;
+	uda_result result = import_context(device, ctx, next, &target, &target_is_current);
+	if (result != UDA_SUCCESS)
+		return result;
 	uda_format_info format;
 	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.gl_internal_format)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: no GL format for 0x%08x", m->format);
@@ -143,9 +177,10 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allo
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	a->internal_format = format.gl_internal_format;
+	a->context = target;
 
-	struct gl_binding saved;
-	if (!gl_device_enter(device, &saved)) {
+	struct gl_binding saved = {.target = target, .context = target};
+	if (!target_is_current && !gl_device_enter(device, target, &saved)) {
 		free(a);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "gl import: eglMakeCurrent failed (0x%x)",
 		                             eglGetError());
@@ -168,14 +203,15 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allo
 void gl_free(void *device_data, void *allocation)
 {
 	struct gl_device *device = device_data;
+	struct gl_allocation *a = allocation;
 	struct gl_binding saved;
-	if (gl_device_enter(device, &saved)) {
-		release(device, allocation);
+	if (gl_device_enter(device, a->context, &saved)) {
+		release(device, a);
 		gl_device_leave(device, &saved);
 	} else {
-		/* Without the context the GL names cannot be deleted; they go
-		 * with the context when the device is destroyed. */
-		free(allocation);
+		/* The context is current on another thread (or gone): its GL
+		 * names go with it. */
+		free(a);
 	}
 }
 
@@ -187,7 +223,7 @@ uda_result gl_get_native(void *device_data, uda_context *ctx, void *allocation, 
 	if (native->type != UDA_STRUCTURE_TYPE_GL_NATIVE || native->next)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: native objects are uda_gl_native");
 	native->egl_display = device->display;
-	native->egl_context = device->context;
+	native->egl_context = a->context;
 	native->memory_object = a->memory_object;
 	native->texture = a->texture;
 	native->target = GL_TEXTURE_2D;

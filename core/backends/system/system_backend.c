@@ -148,10 +148,12 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
 }
 
 static uda_result system_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
-                                const uda_capability_set_list *set_list, uda_backend_allocation *out)
+                                const uda_capability_set_list *set_list, const void *next, uda_backend_allocation *out)
 {
 	(void)device_data;
 	(void)set_list;
+	if (next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system: no import extension structs");
 	/* The core checked the seals and the size; only the memfd itself can
 	 * come here, other handle types have no CPU path in this backend. */
 	if (metadata->handle_type != UDA_HANDLE_TYPE_MEMFD)

@@ -402,9 +402,11 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 }
 
 uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
-                         const uda_capability_set_list *set, uda_backend_allocation *out)
+                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
 {
 	struct vulkan_device *device = device_data;
+	if (next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no import extension structs");
 	uda_format_info format;
 	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.vk_format || format.plane_count != 1)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: format 0x%08x not supported",
@@ -454,7 +456,7 @@ uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocatio
 		                             vulkan_result_string(vr));
 	/* Drivers differ on close-on-exec; the API promises it. */
 	int flags = fcntl(fd, F_GETFD);
-	if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0) {
+	if (flags < 0 || (!(flags & FD_CLOEXEC) && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)) {
 		close(fd);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: fcntl: %s", strerror(errno));
 	}

@@ -78,7 +78,13 @@ typedef enum uda_structure_type {
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
+	UDA_STRUCTURE_TYPE_GL_IMPORT_INFO = 102,
 } uda_structure_type;
+
+/* Structure types from this value on belong to backend headers
+ * (uda_vulkan.h, uda_gl.h): the core passes them to the backend, which
+ * rejects the ones it does not know. */
+#define UDA_STRUCTURE_TYPE_BACKEND_FIRST 100
 
 #define UDA_UUID_SIZE 16
 
@@ -614,6 +620,8 @@ UDA_API uda_result uda_allocation_serialize_metadata(const uda_allocation *alloc
 
 typedef struct uda_import_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_IMPORT_INFO */
+	/* NULL, or a chain of the importing backend's own structs
+	 * (uda_gl_import_info); a backend refuses any it does not know. */
 	const void *next;
 	uda_device *device; /* the importing device */
 	int fd;             /* not taken: the caller still owns and closes it */

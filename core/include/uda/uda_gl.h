@@ -15,10 +15,10 @@ extern "C" {
 typedef struct uda_gl_native {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_GL_NATIVE */
 	const void *next;
-	/* The backend's EGLDisplay and EGLContext. The texture and memory
-	 * object below belong to that context's share group: create your
-	 * context with it as share_context (same display), or make it
-	 * current while no other thread uses the backend. */
+	/* The EGLDisplay and the EGLContext the objects below belong to (with
+	 * its share group): the backend's own, or the application's for an
+	 * import with UDA_GL_IMPORT_CURRENT_CONTEXT. For the backend's, create
+	 * your context with it as share_context (same display). */
 	void *egl_display;
 	void *egl_context;
 	/* GLuint of a GL_EXT_memory_object memory object; 0 for an EGLImage
@@ -33,6 +33,21 @@ typedef struct uda_gl_native {
 	/* EGLImage of a DMA-BUF import, or NULL. */
 	void *egl_image;
 } uda_gl_native;
+
+/* Chained to uda_import_info::next on an import into a gl device. */
+typedef struct uda_gl_import_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_GL_IMPORT_INFO */
+	const void *next;
+	/* UDA_GL_IMPORT_* */
+	uint32_t flags;
+} uda_gl_import_info;
+
+/* Create the texture and memory object in the EGL context current on the
+ * calling thread (on the backend's display) instead of the backend's own,
+ * with no context switch: how a compositor imports into the context it
+ * renders with. The allocation must then be destroyed while that context
+ * is current on the calling thread, or not current anywhere. */
+#define UDA_GL_IMPORT_CURRENT_CONTEXT 0x1u
 
 #ifdef __cplusplus
 }
