@@ -2,7 +2,8 @@
 # Sets up a Debian 12 machine for uda (run as root), builds, and then either
 # runs the main demo or the whole test suite:
 #
-#   scripts/bootstrap.sh demo   install what is missing, build, run the demo
+#   scripts/bootstrap.sh demo   install what is missing, build, run uda-info
+#                               and the Vulkan->GL zero-copy check
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
 #                               run ctest, then again under ASan+UBSan
 #
@@ -59,8 +60,14 @@ configure_and_build() {
 
 if [[ $mode == demo ]]; then
 	configure_and_build build
-	echo "== uda-negotiate: three simulated devices agree on a buffer"
-	exec build/samples/uda-negotiate
+	# The backends of this build tree, not whatever may be installed.
+	export UDA_BACKEND_PATH=$root/build/manifests/backends.d
+	export UDA_BACKEND_NO_DEFAULT_PATHS=1
+	echo "== uda-info: backends, devices, what each can do with 1920x1080 ABGR8888, what they agree on"
+	build/samples/uda-info
+	echo
+	echo "== uda-zero-copy: Vulkan writes, GL reads the same memory (Khronos validation on)"
+	UDA_VULKAN_VALIDATION=1 exec build/samples/uda-zero-copy
 fi
 
 echo "== build (release, -Werror)"
