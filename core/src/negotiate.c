@@ -46,6 +46,26 @@ static bool set_holds_assertion(const struct uda_capability_set_record *set, con
 	return true;
 }
 
+static bool set_names_a_handle(const struct uda_capability_set_record *set, const void *data)
+{
+	const uda_capability_set_list *list = data;
+	for (uint32_t i = 0; i < set->local_first; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE)
+			return true;
+	}
+	return false;
+}
+
+static bool several_devices(const uda_negotiation_info *info)
+{
+	for (uint32_t i = 1; i < info->device_count; i++) {
+		if (info->devices[i].device != info->devices[0].device)
+			return true;
+	}
+	return false;
+}
+
 static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *info)
 {
 	UDA_CHECK_ARG(ctx, info);
@@ -125,6 +145,16 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 			    device->name, i - 1, info->assertion->width, info->assertion->height, fit.format.name);
 			break;
 		}
+	}
+	/* Memory that several devices share travels as a handle all of them
+	 * accept: a set whose handle capabilities did not survive the
+	 * intersection can be allocated but never reach the others. */
+	if (result == UDA_SUCCESS && several_devices(info)) {
+		capability_set_list_filter(folded, set_names_a_handle, folded);
+		if (folded->set_count == 0)
+			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
+			                               "the devices share capability sets but no handle type to "
+			                               "pass the memory between them");
 	}
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(folded);

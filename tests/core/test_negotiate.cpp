@@ -63,7 +63,7 @@ TEST_F(Negotiate, NWayEqualsPairwiseFold)
 	      {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64}}}},
 	    {{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_MAX_PITCH, 1 << 15}}},
 	     {{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 512}}}},
-	    {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 48}}},
+	    {{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 48}}},
 	     {{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}}},
 	};
 	std::vector<uda_device *> devices;
@@ -125,10 +125,10 @@ TEST_F(Negotiate, MergedConstraintsAreCheckedAgainstTheAssertionAgain)
 	Cap handle = common(UDA_CAPABILITY_HANDLE, 1, UDA_CAPABILITY_FLAG_REQUIRED);
 	uda_device *a = add(1, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_PITCH, 7680}}},
 	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_MAX_SIZE, 7680 * 1080}}},
-	                        {{layout(TILED)}}});
+	                        {{layout(TILED), handle}}});
 	uda_device *b = add(2, {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 7000}}},
 	                        {{layout(DRM_FORMAT_MOD_LINEAR), handle}, {{UDA_CONSTRAINT_SIZE_ALIGNMENT, 1 << 20}}},
-	                        {{layout(TILED)}}});
+	                        {{layout(TILED), handle}}});
 	ListPtr out;
 	ASSERT_EQ(negotiate({a, b}, &out), UDA_SUCCESS) << uda_context_get_error(ctx.get());
 	EXPECT_EQ(modifiers_of(out.get()), std::vector<uint64_t>{TILED});
@@ -164,19 +164,41 @@ TEST_F(Negotiate, LocalCapabilitiesAreTaggedWithTheirDevice)
 {
 	// The backend claims another owner (0x99): the core overrides it.
 	Cap compression = vendor_cap(0x1002, 1, {3}, UDA_CAPABILITY_FLAG_LOCAL, 0x99);
-	uda_device *gpu = add(1, {{{layout(TILED), compression}}});
-	uda_device *display = add(2, {{{layout(TILED)}}});
+	Cap dma_buf = common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF);
+	uda_device *gpu = add(1, {{{layout(TILED), dma_buf, compression}}});
+	uda_device *display = add(2, {{{layout(TILED), dma_buf}}});
 	ListPtr out;
 	ASSERT_EQ(negotiate({display, gpu}, &out), UDA_SUCCESS);
 	ASSERT_EQ(count_of(out.get()), 1u);
 	SetSpec set = read_set(out.get(), 0);
-	ASSERT_EQ(set.caps.size(), 2u);
-	EXPECT_EQ(set.caps[1].owner, 1);
+	ASSERT_EQ(set.caps.size(), 3u);
+	EXPECT_EQ(set.caps[2].owner, 1);
 
 	uda_capability_set_list *own = nullptr;
 	ASSERT_EQ(uda_device_get_capability_sets(gpu, &assertion, &render, &own), UDA_SUCCESS);
 	ListPtr own_list(own);
-	EXPECT_EQ(read_set(own, 0).caps[1].owner, 1);
+	EXPECT_EQ(read_set(own, 0).caps[2].owner, 1);
+}
+
+TEST_F(Negotiate, SharedMemoryNeedsAHandleEveryDeviceAccepts)
+{
+	Cap dma_buf = common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF);
+	Cap opaque = common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_OPAQUE_FD);
+	// The tiled sets agree on everything but the handle: no way across.
+	uda_device *a = add(1, {{{layout(TILED), opaque}}, {{layout(DRM_FORMAT_MOD_LINEAR), dma_buf}}});
+	uda_device *b = add(2, {{{layout(TILED), dma_buf}}, {{layout(DRM_FORMAT_MOD_LINEAR), dma_buf}}});
+	ListPtr out;
+	ASSERT_EQ(negotiate({a, b}, &out), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	EXPECT_EQ(modifiers_of(out.get()), std::vector<uint64_t>{DRM_FORMAT_MOD_LINEAR});
+
+	uda_device *c = add(3, {{{layout(TILED), opaque}}});
+	EXPECT_EQ(negotiate({b, c}, &out), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("no handle type"), std::string::npos);
+	// One device alone never exports: no handle needed.
+	uda_device *lonely = add(4, {{{layout(TILED)}}});
+	ASSERT_EQ(negotiate({lonely}, &out), UDA_SUCCESS);
+	// Nor when the same device is listed twice (two uses of one device).
+	ASSERT_EQ(negotiate({lonely, lonely}, &out), UDA_SUCCESS);
 }
 
 TEST_F(Negotiate, DeviceListsNeverRepeatASet)
