@@ -86,7 +86,10 @@ static uda_result create_instance(struct vulkan_backend *backend, uda_context *c
 		.pApplicationName = "libuda",
 		.pEngineName = "uda-vulkan-backend",
 		.engineVersion = 1,
-		.apiVersion = VK_API_VERSION_1_1,
+		/* The highest the backend knows: the effective version is the lower
+		 * of this and each device's, and 1.2 devices then have
+		 * VK_KHR_image_format_list in core. */
+		.apiVersion = VK_API_VERSION_1_3,
 	};
 	const VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
 		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,

@@ -53,11 +53,14 @@ struct vulkan_device {
 	bool has_external_memory_host;
 	bool has_dma_buf;
 	bool has_drm_properties;
+	/* VK_EXT_image_drm_format_modifier (with dma-buf): explicit layouts. */
+	bool has_drm_modifiers;
 	VkDeviceSize host_pointer_alignment;
 
 	PFN_vkGetMemoryFdKHR get_memory_fd;
 	PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties;
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
+	PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier;
 };
 
 /* vulkan_device.c */
@@ -71,6 +74,26 @@ bool vulkan_device_query_drm(const struct vulkan_device *device, VkPhysicalDevic
 int vulkan_device_find_memory_type(const struct vulkan_device *device, uint32_t type_bits,
                                    VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
 
+/* vulkan_image.c */
+struct vulkan_image_desc {
+	VkFormat format;
+	VkImageTiling tiling;
+	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT only */
+	VkImageUsageFlags usage;
+};
+/* A 2D image of the layout, after checking the driver supports it with
+ * every handle type; with a modifier, `explicit_layout` (an import's
+ * metadata) gives the planes, else the driver lays them out. */
+VkResult vulkan_create_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
+                             uint32_t width, uint32_t height, VkExternalMemoryHandleTypeFlags handles,
+                             const uda_allocation_metadata *explicit_layout, VkImage *out);
+/* Memory plane `plane` of an image with linear or modifier tiling. */
+bool vulkan_image_plane_layout(const struct vulkan_device *device, VkImage image, VkImageTiling tiling,
+                               uint32_t plane, VkSubresourceLayout *out);
+/* Memory planes of the format with that modifier; 0 if the driver does
+ * not list the modifier. */
+uint32_t vulkan_modifier_plane_count(const struct vulkan_device *device, VkFormat format, uint64_t modifier);
+
 /* vulkan_capabilities.c */
 struct image_support {
 	VkImageFormatProperties limits;
@@ -78,16 +101,19 @@ struct image_support {
 };
 /* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image with memory of
  * `handle`; false where the driver does not support it. */
-bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+/* `modifier` counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
+bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
 uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                       const uda_usage *usage, uda_capability_set_list *out_list);
-/* What image a set asks of this device: tiling from its layout, usage
+/* What image a set asks of this device: tiling (and the DRM modifier, for
+ * VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) from its layout, usage
  * from its IMAGE_PARAMS capability or, in a set another device chose, every
  * usage the format supports with that tiling. */
 uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
                                        const uda_capability_set_list *set, uint32_t set_index,
-                                       VkImageTiling *out_tiling, struct vulkan_image_params *out_params);
+                                       VkImageTiling *out_tiling, uint64_t *out_modifier,
+                                       struct vulkan_image_params *out_params);
 
 /* vulkan_memory.c */
 uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,

@@ -63,11 +63,17 @@ static uda_result usage_to_vulkan(uda_context *ctx, const uda_usage *usage, VkIm
 	return UDA_SUCCESS;
 }
 
-bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
 {
+	const VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT,
+		.drmFormatModifier = modifier,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
 	const VkPhysicalDeviceExternalImageFormatInfo external_info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.pNext = tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? &modifier_info : NULL,
 		.handleType = handle,
 	};
 	const VkPhysicalDeviceImageFormatInfo2 info = {
@@ -94,37 +100,17 @@ struct probe {
 
 /* Creates and destroys an image of the assertion to learn what the driver
  * would need for it. */
-static bool probe_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling,
+static bool probe_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlags handles, uint32_t width,
                         uint32_t height, struct probe *out)
 {
-	const VkExternalMemoryImageCreateInfo external = {
-		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
-		.handleTypes = handles,
-	};
-	const VkImageCreateInfo info = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-		.pNext = &external,
-		.imageType = VK_IMAGE_TYPE_2D,
-		.format = format,
-		.extent = {width, height, 1},
-		.mipLevels = 1,
-		.arrayLayers = 1,
-		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.tiling = tiling,
-		.usage = usage,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-	};
+	const struct vulkan_image_desc desc = {format, tiling, modifier, usage};
 	VkImage image;
-	if (vkCreateImage(device->device, &info, NULL, &image) != VK_SUCCESS)
+	if (vulkan_create_image(device, &desc, width, height, handles, NULL, &image) != VK_SUCCESS)
 		return false;
 	vkGetImageMemoryRequirements(device->device, image, &out->requirements);
 	memset(&out->layout, 0, sizeof(out->layout));
-	if (tiling == VK_IMAGE_TILING_LINEAR) {
-		const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
-		vkGetImageSubresourceLayout(device->device, image, &subresource, &out->layout);
-	}
+	vulkan_image_plane_layout(device, image, tiling, 0, &out->layout);
 	vkDestroyImage(device->device, image, NULL);
 	return true;
 }
@@ -147,6 +133,9 @@ struct set_recipe {
 	const struct image_support *support;
 	const struct probe *probe;
 	VkImageTiling tiling;
+	uint64_t modifier;     /* DRM_FORMAT_MODIFIER_EXT tiling */
+	uint32_t plane_count;  /* memory planes of the modifier */
+	uint32_t pitch_alignment;
 	struct vulkan_image_params params;
 	uda_handle_type handles[2];
 	uint32_t handle_count;
@@ -175,7 +164,8 @@ static uda_result append_set(uda_context *ctx, const struct set_recipe *r, uda_c
 		};
 		result = uda_capability_set_builder_add_capability(b, &layout);
 	} else {
-		result = uda_capability_set_builder_add_layout(b, 0 /* DRM_FORMAT_MOD_LINEAR */, 0);
+		result = uda_capability_set_builder_add_layout(
+			b, r->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? r->modifier : 0 /* linear */, 0);
 	}
 	for (uint32_t i = 0; result == UDA_SUCCESS && i < r->handle_count; i++)
 		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, r->handles[i], r->handle_flags);
@@ -211,7 +201,8 @@ static uda_result append_set(uda_context *ctx, const struct set_recipe *r, uda_c
 		{UDA_CONSTRAINT_MAX_WIDTH, limits->maxExtent.width},
 		{UDA_CONSTRAINT_MAX_HEIGHT, limits->maxExtent.height},
 		{UDA_CONSTRAINT_MAX_SIZE, limits->maxResourceSize},
-		{UDA_CONSTRAINT_MAX_PLANES, 1},
+		{UDA_CONSTRAINT_MAX_PLANES, r->plane_count ? r->plane_count : 1},
+		{UDA_CONSTRAINT_PITCH_ALIGNMENT, r->pitch_alignment},
 		{UDA_CONSTRAINT_SIZE_ALIGNMENT, r->host_alignment},
 		/* Without modifiers a Vulkan linear image has the driver's
 		 * pitch and no other: pin it with min = max. */
@@ -232,6 +223,60 @@ static bool fits(const struct image_support *support, const uda_assertion *asser
 {
 	return support->limits.maxExtent.width >= assertion->width &&
 	       support->limits.maxExtent.height >= assertion->height;
+}
+
+/* The largest power of two (up to 4096) dividing a pitch the driver chose:
+ * the alignment an explicit import at another pitch can expect to pass. */
+static uint32_t pitch_granule(uint64_t pitch)
+{
+	uint32_t granule = 1;
+	while (granule < 4096 && pitch && pitch % (granule * 2) == 0)
+		granule *= 2;
+	return granule;
+}
+
+static uda_result append_modifier_sets(const struct vulkan_device *device, uda_context *ctx,
+                                       const uda_assertion *assertion, VkFormat format,
+                                       const struct vulkan_image_params *params, uda_capability_set_list *out)
+{
+	VkDrmFormatModifierPropertiesEXT modifiers[64];
+	VkDrmFormatModifierPropertiesListEXT list = {
+		.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT,
+		.drmFormatModifierCount = 64,
+		.pDrmFormatModifierProperties = modifiers,
+	};
+	VkFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, .pNext = &list};
+	vkGetPhysicalDeviceFormatProperties2(device->physical, format, &properties);
+	for (uint32_t i = 0; i < list.drmFormatModifierCount && i < 64; i++) {
+		const uint64_t modifier = modifiers[i].drmFormatModifier;
+		struct image_support support;
+		struct probe probe;
+		if (modifiers[i].drmFormatModifierPlaneCount > UDA_MAX_PLANES ||
+		    !vulkan_query_image(device, format, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT, modifier, params->usage,
+		                        VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &support) ||
+		    !(support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) || !fits(&support, assertion) ||
+		    !probe_image(device, format, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT, modifier, params->usage,
+		                 VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, assertion->width, assertion->height,
+		                 &probe))
+			continue;
+		const struct set_recipe recipe = {
+			.device = device,
+			.support = &support,
+			.probe = &probe,
+			.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT,
+			.modifier = modifier,
+			.plane_count = modifiers[i].drmFormatModifierPlaneCount,
+			.pitch_alignment = pitch_granule(probe.layout.rowPitch),
+			.params = *params,
+			.handles = {UDA_HANDLE_TYPE_DMA_BUF},
+			.handle_count = 1,
+			.placement = UDA_PLACEMENT_DEVICE_LOCAL,
+		};
+		uda_result result = append_set(ctx, &recipe, out);
+		if (result != UDA_SUCCESS)
+			return result;
+	}
+	return UDA_SUCCESS;
 }
 
 uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
@@ -257,12 +302,20 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	struct image_support support;
 	struct probe probe;
 
+	/* 0. Every modifier the driver lists for the format and usage, over
+	 * DMA_BUF: explicit layouts any device can import. */
+	if (!cpu && device->has_drm_modifiers) {
+		result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
+		if (result != UDA_SUCCESS)
+			return result;
+	}
+
 	/* 1. Optimal tiling, opaque, for devices of this driver. */
 	if (!cpu && device->has_external_memory_fd &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion) &&
-	    probe_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, image_usage,
+	    probe_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, assertion->width, assertion->height, &probe)) {
 		const struct set_recipe recipe = {
 			.device = device,
@@ -292,14 +345,14 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	};
 	struct image_support dma_buf_support;
 	if (device->has_external_memory_fd &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
 		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
 	}
 	if (device->has_dma_buf &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
 	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
 		if (!linear_handles)
@@ -307,7 +360,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;
 		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
 	}
-	if (linear_handles && probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage, linear_handles,
+	if (linear_handles && probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage, linear_handles,
 	                                  assertion->width, assertion->height, &probe)) {
 		linear.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits);
 		linear.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits);
@@ -322,10 +375,10 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	 * counts, so the handle is REQUIRED: without MEMFD the set means
 	 * nothing here. */
 	if (device->has_external_memory_host && device->host_pointer_alignment &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, &support) &&
 	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) && fits(&support, assertion) &&
-	    probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, image_usage,
+	    probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
 	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, assertion->width, assertion->height,
 	                &probe)) {
 		const struct set_recipe host = {
@@ -350,8 +403,10 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 
 uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
                                        const uda_capability_set_list *set, uint32_t set_index,
-                                       VkImageTiling *out_tiling, struct vulkan_image_params *out_params)
+                                       VkImageTiling *out_tiling, uint64_t *out_modifier,
+                                       struct vulkan_image_params *out_params)
 {
+	*out_modifier = 0;
 	uda_capability layout;
 	uda_result result = uda_capability_set_list_get_layout(set, set_index, &layout);
 	if (result != UDA_SUCCESS)
@@ -366,14 +421,25 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 			                             "vulkan: an opaque layout of another driver or kind");
 		*out_tiling = VK_IMAGE_TILING_OPTIMAL;
 	} else {
-		uint64_t modifier = 1;
-		if (layout.length == 8)
-			memcpy(&modifier, layout.payload, 8);
-		if (modifier != 0 /* DRM_FORMAT_MOD_LINEAR */)
+		uint64_t modifier = 0;
+		const uint8_t *p = layout.payload;
+		for (unsigned i = 0; i < 8 && layout.length == 8; i++)
+			modifier |= (uint64_t)p[i] << (8 * i);
+		/* Linear without modifiers is the driver's own linear tiling; with
+		 * them, every layout goes through the modifier path, which takes
+		 * an exporter's pitch explicitly. */
+		if (device->has_drm_modifiers &&
+		    uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF) &&
+		    vulkan_modifier_plane_count(device, format, modifier) > 0) {
+			*out_tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
+			*out_modifier = modifier;
+		} else if (modifier == 0 /* DRM_FORMAT_MOD_LINEAR */) {
+			*out_tiling = VK_IMAGE_TILING_LINEAR;
+		} else {
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-			                             "vulkan: modifier 0x%016llx needs VK_EXT_image_drm_format_modifier",
+			                             "vulkan: modifier 0x%016llx is not one this driver lists",
 			                             (unsigned long long)modifier);
-		*out_tiling = VK_IMAGE_TILING_LINEAR;
+		}
 	}
 
 	uda_capability params;
@@ -398,6 +464,21 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 	vkGetPhysicalDeviceFormatProperties(device->physical, format, &properties);
 	VkFormatFeatureFlags features = *out_tiling == VK_IMAGE_TILING_OPTIMAL ? properties.optimalTilingFeatures
 	                                                                      : properties.linearTilingFeatures;
+	if (*out_tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) {
+		VkDrmFormatModifierPropertiesEXT modifiers[64];
+		VkDrmFormatModifierPropertiesListEXT list = {
+			.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT,
+			.drmFormatModifierCount = 64,
+			.pDrmFormatModifierProperties = modifiers,
+		};
+		VkFormatProperties2 properties2 = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, .pNext = &list};
+		vkGetPhysicalDeviceFormatProperties2(device->physical, format, &properties2);
+		features = 0;
+		for (uint32_t i = 0; i < list.drmFormatModifierCount && i < 64; i++) {
+			if (modifiers[i].drmFormatModifier == *out_modifier)
+				features = modifiers[i].drmFormatModifierTilingFeatures;
+		}
+	}
 	VkImageUsageFlags usage = 0;
 	if (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
 		usage |= VK_IMAGE_USAGE_SAMPLED_BIT;

@@ -105,6 +105,11 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	device->has_dma_buf = device->has_external_memory_fd &&
 	                      has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
 	device->has_drm_properties = has_extension(&extensions, VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME);
+	/* Modifiers need VK_KHR_image_format_list, core from Vulkan 1.2. */
+	const bool format_list = base.apiVersion >= VK_API_VERSION_1_2 ||
+	                         has_extension(&extensions, VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME);
+	device->has_drm_modifiers = device->has_dma_buf && format_list &&
+	                            has_extension(&extensions, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME);
 	free(extensions.properties);
 
 	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
@@ -122,7 +127,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	snprintf(device->name, sizeof(device->name), "%s (Vulkan)", base.deviceName);
 	vkGetPhysicalDeviceMemoryProperties(physical, &device->memory);
 
-	const char *enabled[3];
+	const char *enabled[5];
 	uint32_t enabled_count = 0;
 	if (device->has_external_memory_fd)
 		enabled[enabled_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
@@ -130,6 +135,11 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 		enabled[enabled_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
 	if (device->has_dma_buf)
 		enabled[enabled_count++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+	if (device->has_drm_modifiers) {
+		enabled[enabled_count++] = VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME;
+		if (base.apiVersion < VK_API_VERSION_1_2)
+			enabled[enabled_count++] = VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME;
+	}
 
 	device->queue_family = pick_queue_family(physical);
 	const float priority = 1.0f;
@@ -157,6 +167,9 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 		device->get_memory_fd_properties = (PFN_vkGetMemoryFdPropertiesKHR)vkGetDeviceProcAddr(
 			device->device, "vkGetMemoryFdPropertiesKHR");
 	}
+	if (device->has_drm_modifiers)
+		device->get_image_modifier = (PFN_vkGetImageDrmFormatModifierPropertiesEXT)vkGetDeviceProcAddr(
+			device->device, "vkGetImageDrmFormatModifierPropertiesEXT");
 	if (device->has_external_memory_host)
 		device->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
 			device->device, "vkGetMemoryHostPointerPropertiesEXT");

@@ -20,6 +20,7 @@ struct vulkan_allocation {
 	VkBuffer buffer;
 	VkFormat format;
 	VkImageTiling tiling;
+	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT */
 	VkImageUsageFlags usage;
 	VkExternalMemoryHandleTypeFlags export_handles;
 	bool coherent;
@@ -55,38 +56,12 @@ static void destroy_allocation(const struct vulkan_device *device, struct vulkan
 	free(a);
 }
 
-/* Creates the image only if the driver says it supports it for every
- * handle type: parameters may come from another process. */
 static VkResult create_image(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t width,
-                             uint32_t height, VkExternalMemoryHandleTypeFlags handles)
+                             uint32_t height, VkExternalMemoryHandleTypeFlags handles,
+                             const uda_allocation_metadata *explicit_layout)
 {
-	for (uint32_t bit = 1; bit; bit <<= 1) {
-		struct image_support support;
-		if ((handles & bit) &&
-		    (!vulkan_query_image(device, a->format, a->tiling, a->usage, (VkExternalMemoryHandleTypeFlagBits)bit,
-		                         &support) ||
-		     support.limits.maxExtent.width < width || support.limits.maxExtent.height < height))
-			return VK_ERROR_FORMAT_NOT_SUPPORTED;
-	}
-	const VkExternalMemoryImageCreateInfo external = {
-		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
-		.handleTypes = handles,
-	};
-	const VkImageCreateInfo info = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-		.pNext = handles ? &external : NULL,
-		.imageType = VK_IMAGE_TYPE_2D,
-		.format = a->format,
-		.extent = {width, height, 1},
-		.mipLevels = 1,
-		.arrayLayers = 1,
-		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.tiling = a->tiling,
-		.usage = a->usage,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-	};
-	return vkCreateImage(device->device, &info, NULL, &a->image);
+	const struct vulkan_image_desc desc = {a->format, a->tiling, a->modifier, a->usage};
+	return vulkan_create_image(device, &desc, width, height, handles, explicit_layout, &a->image);
 }
 
 /* A buffer over the whole memory, bound at offset 0, for copies in and
@@ -124,24 +99,39 @@ static bool dedicated_only(const struct vulkan_allocation *a)
 	return a->image != VK_NULL_HANDLE;
 }
 
-static void fill_layout(const struct vulkan_device *device, const struct vulkan_allocation *a,
-                        const uda_format_info *format, uint32_t width, uda_allocation_metadata *m)
+static uda_result fill_layout(const struct vulkan_device *device, uda_context *ctx, const struct vulkan_allocation *a,
+                              const uda_format_info *format, uint32_t width, uda_allocation_metadata *m)
 {
 	m->size = a->size;
 	m->plane_count = 1;
-	if (a->tiling == VK_IMAGE_TILING_LINEAR) {
-		const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
-		VkSubresourceLayout layout;
-		vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
-		m->planes[0].offset = layout.offset;
-		m->planes[0].pitch = layout.rowPitch;
-	} else {
+	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) {
+		/* The driver may have been offered one modifier only; still,
+		 * the metadata must say what it really did. */
+		VkImageDrmFormatModifierPropertiesEXT chosen = {
+			.sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_PROPERTIES_EXT};
+		if (!device->get_image_modifier ||
+		    device->get_image_modifier(device->device, a->image, &chosen) != VK_SUCCESS ||
+		    chosen.drmFormatModifier != a->modifier)
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: the driver chose another modifier");
+		m->plane_count = vulkan_modifier_plane_count(device, a->format, a->modifier);
+		if (m->plane_count == 0 || m->plane_count > UDA_MAX_PLANES)
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: %u memory planes", m->plane_count);
+	}
+	if (a->tiling == VK_IMAGE_TILING_OPTIMAL) {
 		/* Optimal tiling has no pitch a CPU could use; report the row
 		 * size so the metadata still describes the image. */
 		m->planes[0].offset = 0;
 		m->planes[0].pitch = (uint64_t)(width + format->planes[0].block_width - 1) /
 		                     format->planes[0].block_width * format->planes[0].bytes_per_block;
+		return UDA_SUCCESS;
 	}
+	for (uint32_t p = 0; p < m->plane_count; p++) {
+		VkSubresourceLayout layout;
+		vulkan_image_plane_layout(device, a->image, a->tiling, p, &layout);
+		m->planes[p].offset = layout.offset;
+		m->planes[p].pitch = layout.rowPitch;
+	}
+	return UDA_SUCCESS;
 }
 
 uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,
@@ -170,14 +160,18 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	a->format = (VkFormat)format.vk_format;
 	a->export_handles = handles;
 	struct vulkan_image_params params;
-	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, set_index, &a->tiling, &params);
+	uda_result result =
+		vulkan_image_params_for_set(device, ctx, a->format, set, set_index, &a->tiling, &a->modifier, &params);
 	if (result != UDA_SUCCESS) {
 		free(a);
 		return result;
 	}
 	a->usage = params.usage;
 
-	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles);
+	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
+		handles &= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT; /* explicit layouts travel as dma-bufs */
+	a->export_handles = handles;
+	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles, NULL);
 	if (vr != VK_SUCCESS) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkCreateImage: %s",
@@ -230,7 +224,11 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	}
 	a->size = requirements.size;
 	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	fill_layout(device, a, &format, assertion->width, &out->metadata);
+	result = fill_layout(device, ctx, a, &format, assertion->width, &out->metadata);
+	if (result != UDA_SUCCESS) {
+		destroy_allocation(device, a);
+		return result;
+	}
 	out->data = a;
 	return UDA_SUCCESS;
 }
@@ -242,11 +240,19 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 {
 	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(m->handle_type);
 	struct vulkan_image_params params;
-	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &params);
+	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &a->modifier, &params);
 	if (result != UDA_SUCCESS)
 		return result;
 	a->usage = params.usage;
-	VkResult vr = create_image(device, a, m->width, m->height, handle);
+	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT &&
+	    (handle != VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT ||
+	     m->plane_count != vulkan_modifier_plane_count(device, a->format, a->modifier)))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "vulkan import: modifier 0x%016llx wants a dma-buf with %u planes",
+		                             (unsigned long long)a->modifier,
+		                             vulkan_modifier_plane_count(device, a->format, a->modifier));
+	VkResult vr = create_image(device, a, m->width, m->height, handle,
+	                           a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? m : NULL);
 	if (vr != VK_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: vkCreateImage: %s",
 		                             vulkan_result_string(vr));
@@ -349,10 +355,11 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 
 	/* The image, if the driver lays it out as the memory is laid out. */
 	struct vulkan_image_params params;
-	if (vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &params) == UDA_SUCCESS &&
+	if (vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &a->modifier, &params) ==
+	            UDA_SUCCESS &&
 	    a->tiling == VK_IMAGE_TILING_LINEAR) {
 		a->usage = params.usage;
-		if (create_image(device, a, m->width, m->height, handle) == VK_SUCCESS) {
+		if (create_image(device, a, m->width, m->height, handle, NULL) == VK_SUCCESS) {
 			const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
 			VkSubresourceLayout layout;
 			vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
