@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The NVIDIA hardware check: what uda sees and does on the proprietary
+# Vulkan and EGL driver. Meant for the device machine, which is bare and
+# offline, so everything comes with the working tree:
+#
+#   - build/ (carried): built here, on x86-64, with the tests;
+#   - .gl/ (carried, optional): the glvnd/Vulkan loader .debs, unpacked
+#     first when the machine lacks libvulkan/libEGL (see the device tool's
+#     README for how to download them).
+#
+# Writes everything it learns to $OUT (default: ./hardware-out), one file
+# per step, and a summary; docs/hardware.md records what it showed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+out=${OUT:-$root/hardware-out}
+mkdir -p "$out"
+
+if [[ -d .gl ]] && ! ldconfig -p | grep -q libvulkan.so.1; then
+	for f in .gl/*.deb; do dpkg -x "$f" /; done
+	ldconfig
+fi
+# The NVIDIA container layout keeps the ICD and EGL vendor files here.
+[[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]] &&
+	export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[[ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ]] &&
+	export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+
+# The build tree's manifests name modules by the absolute paths of the
+# machine that built them: point fresh copies at this checkout.
+manifests=$out/backends.d
+mkdir -p "$manifests"
+for m in build/manifests/backends.d/*.json; do
+	name=$(basename "$m" .json)
+	sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/core/backends/$name/libuda-backend-$name.so\"|" \
+		"$m" >"$manifests/$name.json"
+done
+export UDA_BACKEND_PATH=$manifests UDA_BACKEND_NO_DEFAULT_PATHS=1
+export LD_LIBRARY_PATH=$root/build/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+summary=$out/summary.txt
+: >"$summary"
+step() {
+	local name=$1
+	shift
+	echo "== $name" | tee -a "$summary"
+	timeout 120 "$@" >"$out/$name.log" 2>&1
+	local rc=$?
+	echo "   exit $rc" | tee -a "$summary"
+	tail -n 5 "$out/$name.log" | sed 's/^/   /' >>"$summary"
+}
+
+nvidia-smi -L >"$out/nvidia-smi.log" 2>&1
+step uda-info build/samples/uda-info
+step uda-info-json build/samples/uda-info --json
+UDA_VULKAN_VALIDATION=1 step uda-zero-copy build/samples/uda-zero-copy
+UDA_VULKAN_VALIDATION=1 step test-vulkan-gl build/tests/test-vulkan-gl
+UDA_VULKAN_VALIDATION=1 step test-bad-gpu-imports build/tests/test-bad-gpu-imports
+step uda-bench-alloc build/tests/bench/uda-bench-alloc
+cat "$summary"
