@@ -260,11 +260,14 @@ static off_t fd_size(int fd, const struct stat *st)
 	return end;
 }
 
-static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, const uda_allocation_metadata *m)
+static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, const uda_allocation_metadata *m,
+                                  bool *fd_open)
 {
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*fd_open = false;
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd %d is not open", fd);
+	}
 	/* Memory comes as a file (memfd, Mesa's opaque fds), a DMA-BUF or a
 	 * driver's own object; never as a stream, whose reads a driver
 	 * would block on. */
@@ -315,13 +318,28 @@ static uda_result check_backend_chain(uda_context *ctx, const void *next)
 	return UDA_SUCCESS;
 }
 
+static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocation **out_allocation);
+
 uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocation)
+{
+	bool fd_open = true;
+	uda_result result = import(info, &fd_open, out_allocation);
+	/* A taken fd is uda's whatever happens: closed here unless it was
+	 * never open (its number may be another thread's by now) or the
+	 * backend already owns it. */
+	if (result != UDA_SUCCESS && info && (info->flags & UDA_IMPORT_TAKE_FD) && fd_open && info->fd >= 0)
+		close(info->fd);
+	return result;
+}
+
+static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocation **out_allocation)
 {
 	if (!info || !info->device)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_device *device = info->device;
 	uda_context *ctx = device->ctx;
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_IMPORT_INFO);
+	UDA_CHECK_ARG(ctx, !(info->flags & ~UDA_IMPORT_TAKE_FD));
 	uda_result result = check_backend_chain(ctx, info->next);
 	if (result != UDA_SUCCESS)
 		return result;
@@ -340,7 +358,7 @@ uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocati
 	if (result == UDA_SUCCESS)
 		result = check_handle_type(ctx, info->set_list, info->set_index, m->handle_type);
 	if (result == UDA_SUCCESS)
-		result = check_import_fd(ctx, device, info->fd, m);
+		result = check_import_fd(ctx, device, info->fd, m, fd_open);
 	if (result != UDA_SUCCESS)
 		return result;
 
@@ -354,7 +372,9 @@ uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocati
 	}
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
-	result = device->impl->import(device->data, ctx, info->fd, m, set, info->next, &backend);
+	*fd_open = false; /* a taken fd is the backend's from here on */
+	result = device->impl->import(device->data, ctx, info->fd, info->flags & UDA_IMPORT_TAKE_FD, m, set, info->next,
+	                              &backend);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(set);
 		return result;

@@ -20,6 +20,12 @@ using namespace uda_test;
 namespace
 {
 
+// Any backend-range extension struct: the system backend knows none.
+struct uda_gl_import_info_stub {
+	uda_structure_type type;
+	const void *next;
+};
+
 struct AllocationDeleter {
 	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
 };
@@ -291,6 +297,40 @@ TEST_F(SystemBadImport, TheGoodImportWorks)
 	EXPECT_EQ(im.handle_type, UDA_HANDLE_TYPE_MEMFD);
 	EXPECT_EQ(im.size, metadata.size);
 	uda_allocation_destroy(imported);
+	EXPECT_EQ(open_fd_count(), before);
+}
+
+TEST_F(SystemBadImport, TakenFdsAreUdasWhateverHappens)
+{
+	const int before = open_fd_count();
+	// Success: the allocation keeps the fd and closes it when destroyed.
+	int taken = dup(fd);
+	uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, device, taken, &metadata, set, 0,
+	                        UDA_IMPORT_TAKE_FD};
+	uda_allocation *imported = nullptr;
+	ASSERT_EQ(uda_import(&info, &imported), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	EXPECT_EQ(open_fd_count(), before + 1);
+	uda_allocation_destroy(imported);
+	EXPECT_EQ(open_fd_count(), before);
+	// Failure in the core's checks and in the backend: closed as well.
+	uda_allocation_metadata bad = metadata;
+	bad.planes[0].offset = bad.size;
+	info.fd = dup(fd);
+	info.metadata = &bad;
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(open_fd_count(), before);
+	uda_gl_import_info_stub stub = {static_cast<uda_structure_type>(UDA_STRUCTURE_TYPE_BACKEND_FIRST + 50), nullptr};
+	info.fd = dup(fd);
+	info.metadata = &metadata;
+	info.next = &stub;
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_UNSUPPORTED);
+	EXPECT_EQ(open_fd_count(), before);
+	// Unknown flags are refused (and, being unreadable intent, nothing is
+	// assumed taken: the flag set includes TAKE_FD, so it is closed).
+	info.next = nullptr;
+	info.fd = dup(fd);
+	info.flags = UDA_IMPORT_TAKE_FD | 0x80;
+	EXPECT_EQ(uda_import(&info, &imported), UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(open_fd_count(), before);
 }
 

@@ -92,14 +92,17 @@ static int fail(const char *what, const struct bench *b)
 /* ---- 1. allocate + export + import ---------------------------------- */
 
 /* What a compositor does with a client's buffer: read the metadata, import
- * into the context it renders with (current here), no context switch. */
+ * into the context it renders with (current here), no context switch, and
+ * hand over the fd, which it has no further use for. */
 static bool import_into_current_context(struct bench *b, int fd, const void *metadata, size_t size,
                                         uda_allocation **out)
 {
 	uda_allocation_metadata m;
 	uda_capability_set_list *set = NULL;
-	if (uda_allocation_metadata_deserialize(b->ctx, metadata, size, &m, &set) != UDA_SUCCESS)
+	if (uda_allocation_metadata_deserialize(b->ctx, metadata, size, &m, &set) != UDA_SUCCESS) {
+		close(fd);
 		return false;
+	}
 	const uda_gl_import_info gl_info = {
 		.type = UDA_STRUCTURE_TYPE_GL_IMPORT_INFO,
 		.flags = UDA_GL_IMPORT_CURRENT_CONTEXT,
@@ -111,6 +114,7 @@ static bool import_into_current_context(struct bench *b, int fd, const void *met
 		.fd = fd,
 		.metadata = &m,
 		.set_list = set,
+		.flags = UDA_IMPORT_TAKE_FD,
 	};
 	bool ok = uda_import(&info, out) == UDA_SUCCESS;
 	uda_capability_set_list_destroy(set);
@@ -133,9 +137,10 @@ static bool uda_round(struct bench *b)
 	bool ok = uda_allocate(&info, &allocation) == UDA_SUCCESS &&
 	          uda_allocation_export(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, &fd) == UDA_SUCCESS &&
 	          uda_allocation_serialize_metadata(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, metadata, sizeof(metadata),
-	                                            &size) == UDA_SUCCESS &&
-	          import_into_current_context(b, fd, metadata, size, &imported);
-	if (fd >= 0)
+	                                            &size) == UDA_SUCCESS;
+	if (ok)
+		ok = import_into_current_context(b, fd, metadata, size, &imported); /* takes fd */
+	else if (fd >= 0)
 		close(fd);
 	uda_allocation_destroy(imported);
 	uda_allocation_destroy(allocation);

@@ -70,7 +70,7 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
                                   const uda_usage *usage, uda_capability_set_list *out_list);
 
 /* gl_import.c */
-uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
+uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *metadata,
                      const uda_capability_set_list *set, const void *next, uda_backend_allocation *out);
 void gl_free(void *device_data, void *allocation);
 uda_result gl_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native);

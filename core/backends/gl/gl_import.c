@@ -52,12 +52,13 @@ static uint64_t layout_modifier(const uda_capability_set_list *set, bool *out_op
 	return modifier;
 }
 
-static const char *import_opaque(struct gl_device *device, int fd, const uda_allocation_metadata *m,
-                                 bool optimal, struct gl_allocation *a)
+/* *consumed: GL took the fd. */
+static const char *import_opaque(struct gl_device *device, int fd, bool take_fd, const uda_allocation_metadata *m,
+                                 bool optimal, struct gl_allocation *a, bool *consumed)
 {
 	if (!device->has_memory_object_fd)
 		return "no GL_EXT_memory_object_fd";
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int dup_fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return "cannot duplicate the fd";
 	device->gl.CreateMemoryObjectsEXT(1, &a->memory_object);
@@ -67,10 +68,12 @@ static const char *import_opaque(struct gl_device *device, int fd, const uda_all
 	device->gl.MemoryObjectParameterivEXT(a->memory_object, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
 	device->gl.ImportMemoryFdEXT(a->memory_object, m->size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, dup_fd);
 	if (glGetError() != GL_NO_ERROR) {
-		/* Ownership passes only on success. */
-		close(dup_fd);
+		/* Ownership passes only on success (a taken fd the core closes). */
+		if (!take_fd)
+			close(dup_fd);
 		return "glImportMemoryFdEXT failed";
 	}
+	*consumed = true;
 	glGenTextures(1, &a->texture);
 	glBindTexture(GL_TEXTURE_2D, a->texture);
 	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, optimal ? GL_OPTIMAL_TILING_EXT : GL_LINEAR_TILING_EXT);
@@ -150,10 +153,10 @@ static uda_result import_context(struct gl_device *device, uda_context *ctx, con
 	return UDA_SUCCESS;
 }
 
-uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
-                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
+static uda_result import_any(struct gl_device *device, uda_context *ctx, int fd, bool take_fd,
+                             const uda_allocation_metadata *m, const uda_capability_set_list *set, const void *next,
+                             uda_backend_allocation *out, bool *consumed)
 {
-	struct gl_device *device = device_data;
 	EGLContext target;
 	bool target_is_current;
 	uda_result result = import_context(device, ctx, next, &target, &target_is_current);
@@ -187,8 +190,9 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allo
 	}
 	while (glGetError() != GL_NO_ERROR)
 		;
-	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD ? import_opaque(device, fd, m, opaque, a)
-	                                                                  : import_dma_buf(device, fd, m, modifier, a);
+	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD
+	                              ? import_opaque(device, fd, take_fd, m, opaque, a, consumed)
+	                              : import_dma_buf(device, fd, m, modifier, a);
 	if (problem)
 		release(device, a);
 	else
@@ -198,6 +202,17 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, const uda_allo
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s", problem);
 	out->data = a;
 	return UDA_SUCCESS;
+}
+
+uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
+                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
+{
+	bool consumed = false;
+	uda_result result = import_any(device_data, ctx, fd, take_fd, m, set, next, out, &consumed);
+	/* A taken fd GL did not keep (EGL dups a DMA-BUF) is closed here. */
+	if (take_fd && !consumed)
+		close(fd);
+	return result;
 }
 
 void gl_free(void *device_data, void *allocation)

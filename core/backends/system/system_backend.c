@@ -147,21 +147,28 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
 	return UDA_SUCCESS;
 }
 
-static uda_result system_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
-                                const uda_capability_set_list *set_list, const void *next, uda_backend_allocation *out)
+static uda_result system_import(void *device_data, uda_context *ctx, int fd, bool take_fd,
+                                const uda_allocation_metadata *metadata, const uda_capability_set_list *set_list,
+                                const void *next, uda_backend_allocation *out)
 {
 	(void)device_data;
 	(void)set_list;
-	if (next)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system: no import extension structs");
 	/* The core checked the seals and the size; only the memfd itself can
 	 * come here, other handle types have no CPU path in this backend. */
-	if (metadata->handle_type != UDA_HANDLE_TYPE_MEMFD)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system memory imports MEMFD handles only");
-	struct system_allocation *allocation = calloc(1, sizeof(*allocation));
-	if (!allocation)
-		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
-	allocation->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	struct system_allocation *allocation = NULL;
+	const char *problem = next                                            ? "system: no import extension structs"
+	                      : metadata->handle_type != UDA_HANDLE_TYPE_MEMFD ? "system memory imports MEMFD handles only"
+	                      : !(allocation = calloc(1, sizeof(*allocation))) ? "out of memory"
+	                                                                       : NULL;
+	if (problem) {
+		if (take_fd)
+			close(fd);
+		return uda_context_set_error(ctx, allocation || next || metadata->handle_type != UDA_HANDLE_TYPE_MEMFD
+		                                      ? UDA_ERROR_UNSUPPORTED
+		                                      : UDA_ERROR_OUT_OF_MEMORY,
+		                             "%s", problem);
+	}
+	allocation->fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (allocation->fd < 0) {
 		free(allocation);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "dup: %s", strerror(errno));

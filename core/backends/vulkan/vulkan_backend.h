@@ -118,8 +118,9 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 /* vulkan_memory.c */
 uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                            const uda_capability_set_list *set, uint32_t set_index, uda_backend_allocation *out);
-uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *metadata,
-                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out);
+uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_fd,
+                         const uda_allocation_metadata *metadata, const uda_capability_set_list *set, const void *next,
+                         uda_backend_allocation *out);
 void vulkan_free(void *device_data, void *allocation);
 uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocation, uda_handle_type handle_type,
                             int *out_fd);

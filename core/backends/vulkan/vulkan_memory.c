@@ -234,9 +234,10 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 }
 
 /* OPAQUE_FD and DMA_BUF: the driver takes a dup of the fd on success. */
-static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int fd,
+/* *consumed: the driver took the fd (a taken one is then not closed). */
+static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int fd, bool take_fd,
                             const uda_allocation_metadata *m, const uda_capability_set_list *set,
-                            struct vulkan_allocation *a)
+                            struct vulkan_allocation *a, bool *consumed)
 {
 	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(m->handle_type);
 	struct vulkan_image_params params;
@@ -287,7 +288,7 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 	int type = vulkan_device_find_memory_type(device, type_bits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 	if (type < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no memory type fits");
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int dup_fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: dup: %s", strerror(errno));
 	/* Exporters of this backend allocate dedicated memory of exactly the
@@ -310,10 +311,12 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 	};
 	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
 	if (vr != VK_SUCCESS) {
-		close(dup_fd); /* only a successful import takes ownership */
+		if (!take_fd)
+			close(dup_fd); /* only a successful import takes ownership */
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: vkAllocateMemory: %s",
 		                             vulkan_result_string(vr));
 	}
+	*consumed = true;
 	a->size = m->size;
 	vr = vkBindImageMemory(device->device, a->image, a->memory, 0);
 	if (vr != VK_SUCCESS)
@@ -408,10 +411,10 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 	return UDA_SUCCESS;
 }
 
-uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_allocation_metadata *m,
-                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
+static uda_result import_any(struct vulkan_device *device, uda_context *ctx, int fd, bool take_fd,
+                             const uda_allocation_metadata *m, const uda_capability_set_list *set, const void *next,
+                             uda_backend_allocation *out, bool *consumed)
 {
-	struct vulkan_device *device = device_data;
 	if (next)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no import extension structs");
 	uda_format_info format;
@@ -426,14 +429,27 @@ uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, const uda_
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	a->format = (VkFormat)format.vk_format;
-	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD ? import_host(device, ctx, fd, m, set, a)
-	                                                            : import_fd(device, ctx, fd, m, set, a);
+	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD
+	                            ? import_host(device, ctx, fd, m, set, a)
+	                            : import_fd(device, ctx, fd, take_fd, m, set, a, consumed);
 	if (result != UDA_SUCCESS) {
 		destroy_allocation(device, a);
 		return result;
 	}
 	out->data = a;
 	return UDA_SUCCESS;
+}
+
+uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
+                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
+{
+	bool consumed = false;
+	uda_result result = import_any(device_data, ctx, fd, take_fd, m, set, next, out, &consumed);
+	/* A taken fd the driver did not keep is closed here, on success too
+	 * (host memory lives on in its mapping). */
+	if (take_fd && !consumed)
+		close(fd);
+	return result;
 }
 
 void vulkan_free(void *device_data, void *allocation)
@@ -461,9 +477,9 @@ uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocatio
 	if (vr != VK_SUCCESS || fd < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: vkGetMemoryFdKHR: %s",
 		                             vulkan_result_string(vr));
-	/* Drivers differ on close-on-exec; the API promises it. */
-	int flags = fcntl(fd, F_GETFD);
-	if (flags < 0 || (!(flags & FD_CLOEXEC) && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)) {
+	/* Drivers differ on close-on-exec; the API promises it. FD_CLOEXEC
+	 * is the only descriptor flag, so setting it needs no F_GETFD. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		close(fd);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: fcntl: %s", strerror(errno));
 	}

@@ -624,11 +624,18 @@ typedef struct uda_import_info {
 	 * (uda_gl_import_info); a backend refuses any it does not know. */
 	const void *next;
 	uda_device *device; /* the importing device */
-	int fd;             /* not taken: the caller still owns and closes it */
+	int fd;             /* the caller's, unless flags has UDA_IMPORT_TAKE_FD */
 	const uda_allocation_metadata *metadata; /* handle_type names the fd's kind */
 	const uda_capability_set_list *set_list; /* the set the memory satisfies */
 	uint32_t set_index;
+	uint32_t flags; /* UDA_IMPORT_* */
 } uda_import_info;
+
+/* The fd passes to uda with the call, whatever its result: kept (or handed
+ * to the driver) on success, closed on failure. Saves the dup and close a
+ * caller that has no further use for the fd (a compositor's client
+ * buffer) would otherwise pay. */
+#define UDA_IMPORT_TAKE_FD 0x1u
 
 /* Imports memory another device (or process) exported. Everything is
  * checked before the backend sees it: the metadata's consistency, the fd's

@@ -55,16 +55,20 @@ typedef struct uda_device_interface {
 	uda_result (*allocate)(void *device_data, uda_context *context, const uda_assertion *assertion,
 	                       const uda_capability_set_list *set_list, uint32_t set_index,
 	                       uda_backend_allocation *out);
-	/* Imports `fd` (not taken: dup it to keep it) whose metadata and set
-	 * the core has checked (size, seals, UUIDs, handle type). `next` is
+	/* Imports `fd` whose metadata and set the core has checked (size,
+	 * seals, UUIDs, handle type). With take_fd false the fd stays the
+	 * caller's (dup it to keep it); with take_fd true it is the
+	 * backend's from the call on, success or failure: keep it, hand it
+	 * to the driver, or close it. `next` is
 	 * the application's uda_import_info::next chain, every struct of a
 	 * backend type (UDA_STRUCTURE_TYPE_BACKEND_FIRST and up): refuse the
 	 * ones this backend does not define with UDA_ERROR_UNSUPPORTED.
 	 * Memory of an image shared as OPAQUE_FD is always a dedicated
 	 * allocation of exactly the image's size: exporters allocate it so
 	 * and importers declare it so. */
-	uda_result (*import)(void *device_data, uda_context *context, int fd, const uda_allocation_metadata *metadata,
-	                     const uda_capability_set_list *set_list, const void *next, uda_backend_allocation *out);
+	uda_result (*import)(void *device_data, uda_context *context, int fd, bool take_fd,
+	                     const uda_allocation_metadata *metadata, const uda_capability_set_list *set_list,
+	                     const void *next, uda_backend_allocation *out);
 	void (*free)(void *device_data, void *allocation);
 	/* A new O_CLOEXEC fd of `handle_type`. */
 	uda_result (*export_fd)(void *device_data, uda_context *context, void *allocation, uda_handle_type handle_type,
