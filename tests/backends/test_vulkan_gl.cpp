@@ -103,10 +103,9 @@ protected:
 		VulkanCommands commands(native);
 		void *mapped = nullptr;
 		VkBuffer readback = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
-		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0, 0,
-		                       VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
+		// GL wrote it: acquire from "external", in GENERAL layout.
 		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
-		                       VK_ACCESS_TRANSFER_READ_BIT);
+		                       VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
 		VkBufferImageCopy region = {};
 		region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
 		region.imageExtent = {kWidth, kHeight, 1};
@@ -320,6 +319,56 @@ TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
 		}
 	}
 	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+// Vulkan memory the CPU writes through uda_allocation_map and a Vulkan
+// copy reads: the linear, host-visible set.
+TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
+{
+	const uda_usage_atom atoms[] = {cpu_atom(UDA_USAGE_CPU_WRITE), atom(UDA_USAGE_TRANSFER_SRC)};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, atoms};
+	const uda_device_usage devices[] = {{vulkan, &usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 1, devices};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	AllocationPtr allocation(raw);
+	const uda_vulkan_native native = vulkan_native(raw);
+	EXPECT_EQ(native.tiling, VK_IMAGE_TILING_LINEAR);
+	uda_allocation_metadata m = {};
+	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
+	ASSERT_GE(m.planes[0].pitch, kWidth * 4u);
+
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ASSERT_EQ(uda_allocation_begin_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	for (uint32_t y = 0; y < kHeight; y++) {
+		for (uint32_t x = 0; x < kWidth; x++) {
+			const uint32_t value = pattern(x, y);
+			std::memcpy(static_cast<uint8_t *>(pointer) + m.planes[0].offset + y * m.planes[0].pitch + x * 4,
+			            &value, 4);
+		}
+	}
+	ASSERT_EQ(uda_allocation_end_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+
+	// The CPU wrote outside Vulkan: acquire from "external" in GENERAL.
+	VulkanCommands commands(native);
+	void *mapped = nullptr;
+	VkBuffer readback = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
+	commands.image_barrier(native.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
+	                       VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
+	VkBufferImageCopy region = {};
+	region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+	region.imageExtent = {kWidth, kHeight, 1};
+	vkCmdCopyImageToBuffer(commands.cmd(), native.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
+	commands.submit_and_wait();
+	const auto *pixels = static_cast<const uint32_t *>(mapped);
+	size_t wrong = 0;
+	for (uint32_t y = 0; y < kHeight; y++)
+		for (uint32_t x = 0; x < kWidth; x++)
+			wrong += pixels[y * kWidth + x] != pattern(x, y);
+	EXPECT_EQ(wrong, 0u);
 }
 
 TEST_F(VulkanGl, SystemMemoryReachesVulkanAsAHostPointer)

@@ -60,6 +60,10 @@ VkResult vulkan_create_image(const struct vulkan_device *device, const struct vu
 		.tiling = desc->tiling,
 		.usage = desc->usage,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		/* External-memory images must start UNDEFINED
+		 * (VUID-VkImageCreateInfo-pNext-01443); whoever wrote the
+		 * memory outside Vulkan hands it over with an acquire from
+		 * VK_QUEUE_FAMILY_EXTERNAL in GENERAL layout. */
 		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 	};
 	return vkCreateImage(device->device, &info, NULL, out);

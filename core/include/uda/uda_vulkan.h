@@ -31,6 +31,10 @@ typedef struct uda_vulkan_native {
 	 * layout). */
 	VkDeviceMemory memory;
 	VkDeviceSize memory_size;
+	/* Created UNDEFINED, as external-memory images must be. Contents
+	 * written outside this device (the CPU through a map, GL, another
+	 * process) are acquired with a barrier from VK_QUEUE_FAMILY_EXTERNAL
+	 * whose old layout is GENERAL. */
 	VkImage image;
 	VkFormat format;
 	VkImageTiling tiling;
