@@ -16,6 +16,8 @@
 
 #include <uda/uda_backend.h>
 
+#include "common/describe.h"
+
 #define VENDOR_SIM          0x1234u /* a made-up PCI vendor for the simulated GPU */
 #define SIM_CAP_COMPRESSION 1
 #define SIM_MOD_TILED       fourcc_mod_code(NONE, 0x00ffffffffffffull) /* unregistered */
@@ -97,52 +99,6 @@ static const uda_device_interface sim_interface = {
     .get_capability_sets = sim_get_capability_sets,
 };
 
-static void print_capability(const uda_capability *cap)
-{
-	const uint8_t *p = cap->payload;
-	if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_LAYOUT) {
-		uint64_t modifier = 0;
-		for (int i = 0; i < 8; i++)
-			modifier |= (uint64_t)p[i] << (8 * i);
-		printf("      layout   modifier 0x%016" PRIx64 "%s", modifier,
-		       modifier == DRM_FORMAT_MOD_LINEAR ? " (linear)" : "");
-	} else if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE) {
-		printf("      handle   %s", p[0] == UDA_HANDLE_TYPE_DMA_BUF ? "DMA_BUF" : "other");
-	} else if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_CPU_ACCESS) {
-		printf("      cpu      mappable");
-	} else {
-		printf("      vendor 0x%04x name %u (%u bytes)", cap->vendor, cap->name, cap->length);
-	}
-	if (cap->flags & UDA_CAPABILITY_FLAG_REQUIRED)
-		printf(", required");
-	if (cap->flags & UDA_CAPABILITY_FLAG_LOCAL)
-		printf(", local to device %02x", cap->owner_uuid[15]);
-	printf("\n");
-}
-
-static void print_list(const uda_capability_set_list *list)
-{
-	uint32_t count = 0;
-	uda_capability_set_list_get_count(list, &count);
-	for (uint32_t s = 0; s < count; s++) {
-		printf("    set %u:\n", s);
-		uint32_t caps = 0;
-		uda_capability_set_list_get_capability_count(list, s, &caps);
-		for (uint32_t i = 0; i < caps; i++) {
-			uda_capability cap;
-			uda_capability_set_list_get_capability(list, s, i, &cap);
-			print_capability(&cap);
-		}
-		for (int c = 0; c < UDA_CONSTRAINT_COUNT; c++) {
-			bool present;
-			uint64_t value;
-			uda_capability_set_list_get_constraint(list, s, (uda_constraint)c, &present, &value);
-			if (present)
-				printf("      %-17s %" PRIu64 "\n", uda_constraint_to_string((uda_constraint)c), value);
-		}
-	}
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: uda-negotiate [--width W] [--height H] [--format FOURCC_NAME] [--devices N]\n"
@@ -184,19 +140,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	uint32_t fourcc = 0, n = 0;
-	uda_format_enumerate(&n, NULL);
-	uint32_t *fourccs = calloc(n, sizeof(*fourccs));
-	if (!fourccs)
-		return 1;
-	uda_format_enumerate(&n, fourccs);
-	for (uint32_t i = 0; i < n; i++) {
-		uda_format_info info;
-		uda_format_get_info(fourccs[i], &info);
-		if (strcmp(info.name, format_name) == 0)
-			fourcc = info.fourcc;
-	}
-	free(fourccs);
+	const uint32_t fourcc = format_from_name(format_name);
 	if (!fourcc) {
 		fprintf(stderr, "uda-negotiate: unknown format %s\n", format_name);
 		return 2;
@@ -247,7 +191,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		printf("\ndevice %02x, %s, offers:\n", sim_devices[i].uuid, sim_devices[i].name);
-		print_list(offered);
+		print_set_list(stdout, offered, "    ");
 		uda_capability_set_list_destroy(offered);
 	}
 
@@ -260,7 +204,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	printf("\nnegotiated between %u devices, best first:\n", device_count);
-	print_list(agreed);
+	print_set_list(stdout, agreed, "    ");
 	uda_capability_set_list_destroy(agreed);
 	status = 0;
 out:

@@ -372,9 +372,11 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 	}
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
-	*fd_open = false; /* a taken fd is the backend's from here on */
-	result = device->impl->import(device->data, ctx, info->fd, info->flags & UDA_IMPORT_TAKE_FD, m, set, info->next,
-	                              &backend);
+	*fd_open = false; /* from here on, closed below unless the backend keeps it */
+	const bool take_fd = info->flags & UDA_IMPORT_TAKE_FD;
+	result = device->impl->import(device->data, ctx, info->fd, take_fd, m, set, info->next, &backend);
+	if (take_fd && !backend.took_fd)
+		close(info->fd); /* taken, and kept by nobody */
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(set);
 		return result;

@@ -2,20 +2,13 @@
  * must serialize again (the same consistency check runs on both sides). */
 #include <stdlib.h>
 
-#include <uda/uda.h>
+#include "fuzz_context.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* Deserialization needs no devices; skip loading backend modules. */
-	const uda_context_create_info context_info = {
-		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
-		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
-	};
-	uda_context *ctx;
-	if (uda_context_create(&context_info, &ctx) != UDA_SUCCESS)
-		abort();
+	uda_context *ctx = fuzz_context_create();
 	uda_allocation_metadata metadata;
 	uda_capability_set_list *set = NULL;
 	uda_result r = uda_allocation_metadata_deserialize(ctx, data, size, &metadata, &set);

@@ -6,18 +6,13 @@
 #include <string.h>
 
 #include "backend_manifest.h"
+#include "fuzz_context.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uda_context_create_info context_info = {
-		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
-		.flags = UDA_CONTEXT_CREATE_NO_BACKENDS,
-	};
-	uda_context *ctx;
-	if (uda_context_create(&context_info, &ctx) != UDA_SUCCESS)
-		abort();
+	uda_context *ctx = fuzz_context_create();
 	/* The loader hands the parser a NUL-terminated copy. */
 	char *text = malloc(size + 1);
 	if (!text)

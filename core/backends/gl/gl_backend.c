@@ -260,11 +260,4 @@ static const uda_backend_interface gl_backend_interface = {
 	.load = gl_load,
 };
 
-UDA_API uda_result uda_backend_get_interface(uint32_t core_interface_version,
-                                             const uda_backend_interface **out_interface)
-{
-	if (core_interface_version < UDA_BACKEND_INTERFACE_VERSION_1 || !out_interface)
-		return UDA_ERROR_UNSUPPORTED;
-	*out_interface = &gl_backend_interface;
-	return UDA_SUCCESS;
-}
+UDA_BACKEND_DEFINE_ENTRY_POINT(gl_backend_interface)

@@ -153,10 +153,10 @@ static uda_result import_context(struct gl_device *device, uda_context *ctx, con
 	return UDA_SUCCESS;
 }
 
-static uda_result import_any(struct gl_device *device, uda_context *ctx, int fd, bool take_fd,
-                             const uda_allocation_metadata *m, const uda_capability_set_list *set, const void *next,
-                             uda_backend_allocation *out, bool *consumed)
+uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
+                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
 {
+	struct gl_device *device = device_data;
 	EGLContext target;
 	bool target_is_current;
 	uda_result result = import_context(device, ctx, next, &target, &target_is_current);
@@ -191,7 +191,7 @@ static uda_result import_any(struct gl_device *device, uda_context *ctx, int fd,
 	while (glGetError() != GL_NO_ERROR)
 		;
 	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD
-	                              ? import_opaque(device, fd, take_fd, m, opaque, a, consumed)
+	                              ? import_opaque(device, fd, take_fd, m, opaque, a, &out->took_fd)
 	                              : import_dma_buf(device, fd, m, modifier, a);
 	if (problem)
 		release(device, a);
@@ -202,17 +202,6 @@ static uda_result import_any(struct gl_device *device, uda_context *ctx, int fd,
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s", problem);
 	out->data = a;
 	return UDA_SUCCESS;
-}
-
-uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
-                     const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
-{
-	bool consumed = false;
-	uda_result result = import_any(device_data, ctx, fd, take_fd, m, set, next, out, &consumed);
-	/* A taken fd GL did not keep (EGL dups a DMA-BUF) is closed here. */
-	if (take_fd && !consumed)
-		close(fd);
-	return result;
 }
 
 void gl_free(void *device_data, void *allocation)

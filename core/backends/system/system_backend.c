@@ -160,14 +160,11 @@ static uda_result system_import(void *device_data, uda_context *ctx, int fd, boo
 	                      : metadata->handle_type != UDA_HANDLE_TYPE_MEMFD ? "system memory imports MEMFD handles only"
 	                      : !(allocation = calloc(1, sizeof(*allocation))) ? "out of memory"
 	                                                                       : NULL;
-	if (problem) {
-		if (take_fd)
-			close(fd);
+	if (problem)
 		return uda_context_set_error(ctx, allocation || next || metadata->handle_type != UDA_HANDLE_TYPE_MEMFD
 		                                      ? UDA_ERROR_UNSUPPORTED
 		                                      : UDA_ERROR_OUT_OF_MEMORY,
 		                             "%s", problem);
-	}
 	allocation->fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (allocation->fd < 0) {
 		free(allocation);
@@ -175,6 +172,7 @@ static uda_result system_import(void *device_data, uda_context *ctx, int fd, boo
 	}
 	allocation->size = metadata->size;
 	out->data = allocation;
+	out->took_fd = take_fd;
 	return UDA_SUCCESS;
 }
 
@@ -275,11 +273,4 @@ static const uda_backend_interface system_backend_interface = {
 	.load = system_load,
 };
 
-UDA_API uda_result uda_backend_get_interface(uint32_t core_interface_version,
-                                             const uda_backend_interface **out_interface)
-{
-	if (core_interface_version < UDA_BACKEND_INTERFACE_VERSION_1 || !out_interface)
-		return UDA_ERROR_UNSUPPORTED;
-	*out_interface = &system_backend_interface;
-	return UDA_SUCCESS;
-}
+UDA_BACKEND_DEFINE_ENTRY_POINT(system_backend_interface)

@@ -236,11 +236,4 @@ static const uda_backend_interface vulkan_backend_interface = {
 	.unload = vulkan_unload,
 };
 
-UDA_API uda_result uda_backend_get_interface(uint32_t core_interface_version,
-                                             const uda_backend_interface **out_interface)
-{
-	if (core_interface_version < UDA_BACKEND_INTERFACE_VERSION_1 || !out_interface)
-		return UDA_ERROR_UNSUPPORTED;
-	*out_interface = &vulkan_backend_interface;
-	return UDA_SUCCESS;
-}
+UDA_BACKEND_DEFINE_ENTRY_POINT(vulkan_backend_interface)

@@ -90,6 +90,13 @@ VkResult vulkan_create_image(const struct vulkan_device *device, const struct vu
 /* Memory plane `plane` of an image with linear or modifier tiling. */
 bool vulkan_image_plane_layout(const struct vulkan_device *device, VkImage image, VkImageTiling tiling,
                                uint32_t plane, VkSubresourceLayout *out);
+/* The modifiers the driver lists for the format (at most
+ * VULKAN_MAX_MODIFIERS), and one of them by value. */
+#define VULKAN_MAX_MODIFIERS 64u
+uint32_t vulkan_list_modifiers(const struct vulkan_device *device, VkFormat format,
+                               VkDrmFormatModifierPropertiesEXT out[VULKAN_MAX_MODIFIERS]);
+bool vulkan_find_modifier(const struct vulkan_device *device, VkFormat format, uint64_t modifier,
+                          VkDrmFormatModifierPropertiesEXT *out);
 /* Memory planes of the format with that modifier; 0 if the driver does
  * not list the modifier. */
 uint32_t vulkan_modifier_plane_count(const struct vulkan_device *device, VkFormat format, uint64_t modifier);

@@ -239,15 +239,9 @@ static uda_result append_modifier_sets(const struct vulkan_device *device, uda_c
                                        const uda_assertion *assertion, VkFormat format,
                                        const struct vulkan_image_params *params, uda_capability_set_list *out)
 {
-	VkDrmFormatModifierPropertiesEXT modifiers[64];
-	VkDrmFormatModifierPropertiesListEXT list = {
-		.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT,
-		.drmFormatModifierCount = 64,
-		.pDrmFormatModifierProperties = modifiers,
-	};
-	VkFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, .pNext = &list};
-	vkGetPhysicalDeviceFormatProperties2(device->physical, format, &properties);
-	for (uint32_t i = 0; i < list.drmFormatModifierCount && i < 64; i++) {
+	VkDrmFormatModifierPropertiesEXT modifiers[VULKAN_MAX_MODIFIERS];
+	const uint32_t count = vulkan_list_modifiers(device, format, modifiers);
+	for (uint32_t i = 0; i < count; i++) {
 		const uint64_t modifier = modifiers[i].drmFormatModifier;
 		struct image_support support;
 		struct probe probe;
@@ -465,19 +459,10 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 	VkFormatFeatureFlags features = *out_tiling == VK_IMAGE_TILING_OPTIMAL ? properties.optimalTilingFeatures
 	                                                                      : properties.linearTilingFeatures;
 	if (*out_tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) {
-		VkDrmFormatModifierPropertiesEXT modifiers[64];
-		VkDrmFormatModifierPropertiesListEXT list = {
-			.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT,
-			.drmFormatModifierCount = 64,
-			.pDrmFormatModifierProperties = modifiers,
-		};
-		VkFormatProperties2 properties2 = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, .pNext = &list};
-		vkGetPhysicalDeviceFormatProperties2(device->physical, format, &properties2);
-		features = 0;
-		for (uint32_t i = 0; i < list.drmFormatModifierCount && i < 64; i++) {
-			if (modifiers[i].drmFormatModifier == *out_modifier)
-				features = modifiers[i].drmFormatModifierTilingFeatures;
-		}
+		VkDrmFormatModifierPropertiesEXT chosen;
+		features = vulkan_find_modifier(device, format, *out_modifier, &chosen)
+		                   ? chosen.drmFormatModifierTilingFeatures
+		                   : 0;
 	}
 	VkImageUsageFlags usage = 0;
 	if (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)

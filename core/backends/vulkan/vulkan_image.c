@@ -84,19 +84,35 @@ bool vulkan_image_plane_layout(const struct vulkan_device *device, VkImage image
 	return true;
 }
 
-uint32_t vulkan_modifier_plane_count(const struct vulkan_device *device, VkFormat format, uint64_t modifier)
+uint32_t vulkan_list_modifiers(const struct vulkan_device *device, VkFormat format,
+                               VkDrmFormatModifierPropertiesEXT out[VULKAN_MAX_MODIFIERS])
 {
-	VkDrmFormatModifierPropertiesEXT modifiers[64];
 	VkDrmFormatModifierPropertiesListEXT list = {
 		.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT,
-		.drmFormatModifierCount = 64,
-		.pDrmFormatModifierProperties = modifiers,
+		.drmFormatModifierCount = VULKAN_MAX_MODIFIERS,
+		.pDrmFormatModifierProperties = out,
 	};
 	VkFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, .pNext = &list};
 	vkGetPhysicalDeviceFormatProperties2(device->physical, format, &properties);
-	for (uint32_t i = 0; i < list.drmFormatModifierCount && i < 64; i++) {
-		if (modifiers[i].drmFormatModifier == modifier)
-			return modifiers[i].drmFormatModifierPlaneCount;
+	return list.drmFormatModifierCount < VULKAN_MAX_MODIFIERS ? list.drmFormatModifierCount : VULKAN_MAX_MODIFIERS;
+}
+
+bool vulkan_find_modifier(const struct vulkan_device *device, VkFormat format, uint64_t modifier,
+                          VkDrmFormatModifierPropertiesEXT *out)
+{
+	VkDrmFormatModifierPropertiesEXT modifiers[VULKAN_MAX_MODIFIERS];
+	const uint32_t count = vulkan_list_modifiers(device, format, modifiers);
+	for (uint32_t i = 0; i < count; i++) {
+		if (modifiers[i].drmFormatModifier == modifier) {
+			*out = modifiers[i];
+			return true;
+		}
 	}
-	return 0;
+	return false;
+}
+
+uint32_t vulkan_modifier_plane_count(const struct vulkan_device *device, VkFormat format, uint64_t modifier)
+{
+	VkDrmFormatModifierPropertiesEXT properties;
+	return vulkan_find_modifier(device, format, modifier, &properties) ? properties.drmFormatModifierPlaneCount : 0;
 }

@@ -234,7 +234,7 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 }
 
 /* OPAQUE_FD and DMA_BUF: the driver takes a dup of the fd on success. */
-/* *consumed: the driver took the fd (a taken one is then not closed). */
+/* *consumed: the driver took a taken fd (the core then does not close it). */
 static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int fd, bool take_fd,
                             const uda_allocation_metadata *m, const uda_capability_set_list *set,
                             struct vulkan_allocation *a, bool *consumed)
@@ -411,10 +411,10 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 	return UDA_SUCCESS;
 }
 
-static uda_result import_any(struct vulkan_device *device, uda_context *ctx, int fd, bool take_fd,
-                             const uda_allocation_metadata *m, const uda_capability_set_list *set, const void *next,
-                             uda_backend_allocation *out, bool *consumed)
+uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
+                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
 {
+	struct vulkan_device *device = device_data;
 	if (next)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no import extension structs");
 	uda_format_info format;
@@ -431,25 +431,13 @@ static uda_result import_any(struct vulkan_device *device, uda_context *ctx, int
 	a->format = (VkFormat)format.vk_format;
 	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD
 	                            ? import_host(device, ctx, fd, m, set, a)
-	                            : import_fd(device, ctx, fd, take_fd, m, set, a, consumed);
+	                            : import_fd(device, ctx, fd, take_fd, m, set, a, &out->took_fd);
 	if (result != UDA_SUCCESS) {
 		destroy_allocation(device, a);
 		return result;
 	}
 	out->data = a;
 	return UDA_SUCCESS;
-}
-
-uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
-                         const uda_capability_set_list *set, const void *next, uda_backend_allocation *out)
-{
-	bool consumed = false;
-	uda_result result = import_any(device_data, ctx, fd, take_fd, m, set, next, out, &consumed);
-	/* A taken fd the driver did not keep is closed here, on success too
-	 * (host memory lives on in its mapping). */
-	if (take_fd && !consumed)
-		close(fd);
-	return result;
 }
 
 void vulkan_free(void *device_data, void *allocation)

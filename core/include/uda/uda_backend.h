@@ -26,6 +26,10 @@ extern "C" {
 typedef struct uda_backend_allocation {
 	void *data;
 	uda_allocation_metadata metadata;
+	/* Import with take_fd only: set when the backend (or its driver)
+	 * kept the fd. The core closes a taken fd nobody kept, whatever the
+	 * import's result. */
+	bool took_fd;
 } uda_backend_allocation;
 
 typedef struct uda_device_interface {
@@ -57,9 +61,9 @@ typedef struct uda_device_interface {
 	                       uda_backend_allocation *out);
 	/* Imports `fd` whose metadata and set the core has checked (size,
 	 * seals, UUIDs, handle type). With take_fd false the fd stays the
-	 * caller's (dup it to keep it); with take_fd true it is the
-	 * backend's from the call on, success or failure: keep it, hand it
-	 * to the driver, or close it. `next` is
+	 * caller's (dup it to keep it); with take_fd true the backend may
+	 * keep it instead of a dup, or hand it to a driver that does, and
+	 * then sets out->took_fd (the core closes it otherwise). `next` is
 	 * the application's uda_import_info::next chain, every struct of a
 	 * backend type (UDA_STRUCTURE_TYPE_BACKEND_FIRST and up): refuse the
 	 * ones this backend does not define with UDA_ERROR_UNSUPPORTED.
@@ -187,6 +191,19 @@ typedef struct uda_backend_interface {
 
 typedef uda_result (*uda_backend_get_interface_fn)(uint32_t core_interface_version,
                                                    const uda_backend_interface **out_interface);
+
+/* Defines a module's entry point for its interface (of version 1). */
+#define UDA_BACKEND_DEFINE_ENTRY_POINT(interface)                                                                      \
+	UDA_API uda_result uda_backend_get_interface(uint32_t core_interface_version,                               \
+	                                             const uda_backend_interface **out_interface);                  \
+	UDA_API uda_result uda_backend_get_interface(uint32_t core_interface_version,                               \
+	                                             const uda_backend_interface **out_interface)                   \
+	{                                                                                                              \
+		if (core_interface_version < UDA_BACKEND_INTERFACE_VERSION_1 || !out_interface)                       \
+			return UDA_ERROR_UNSUPPORTED;                                                                  \
+		*out_interface = &(interface);                                                                         \
+		return UDA_SUCCESS;                                                                                    \
+	}
 
 #ifdef __cplusplus
 }
