@@ -27,6 +27,7 @@ packages=(
 	libgtest-dev  # GoogleTest suites
 	libdrm-dev    # drm_fourcc.h
 	libjson-c-dev # backend manifests
+	python3       # generates the Vulkan layer's dispatch tables from vk.xml
 	libvulkan-dev # Vulkan loader and headers (vulkan backend)
 	libgles-dev   # GLES and EGL through glvnd (gl backend)
 	libegl-dev
@@ -36,6 +37,7 @@ packages=(
 	libegl-mesa0
 	libgl1-mesa-dri
 	vulkan-validationlayers
+	vulkan-tools # vulkaninfo, run with the layer by the tests
 )
 
 missing=()

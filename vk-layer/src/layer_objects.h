@@ -1,0 +1,48 @@
+/* What the layer remembers of the instances and devices it sits in,
+ * found by dispatch key (the loader's dispatch table pointer, the first
+ * word of every dispatchable handle). Only intercepted calls look records
+ * up; everything else goes straight to the next layer. */
+#ifndef UDA_LAYER_OBJECTS_H
+#define UDA_LAYER_OBJECTS_H
+
+#include <stdbool.h>
+
+#include <vulkan/vulkan_core.h>
+
+#include "uda_layer_dispatch_table.h"
+
+struct layer_instance {
+	void *key;
+	VkInstance handle;
+	PFN_vkGetInstanceProcAddr next_gipa;
+	struct uda_layer_instance_dispatch next;
+	/* The instance of uda's own Vulkan backend: the layer stays out. */
+	bool uda_internal;
+};
+
+struct layer_device {
+	void *key;
+	VkDevice handle;
+	struct layer_instance *instance;
+	PFN_vkGetDeviceProcAddr next_gdpa;
+	struct uda_layer_device_dispatch next;
+	bool uda_internal;
+	bool extension_enabled; /* VK_UDA_external_allocation */
+};
+
+static inline void *dispatch_key(const void *handle)
+{
+	return *(void *const *)handle;
+}
+
+/* Records are owned by the registry; add returns NULL when out of
+ * memory. The lookups take a lock: they serve intercepted calls only. */
+struct layer_instance *layer_instance_add(void *key);
+struct layer_instance *layer_instance_find(void *key);
+void layer_instance_remove(struct layer_instance *instance);
+
+struct layer_device *layer_device_add(void *key);
+struct layer_device *layer_device_find(void *key);
+void layer_device_remove(struct layer_device *device);
+
+#endif
