@@ -429,6 +429,11 @@ uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void 
 	uda_device *device = allocation->device;
 	if (!device->impl->map)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s cannot map for the CPU", device->name);
+	/* Memory outside a CPU-accessible placement may not be mappable at
+	 * all (VRAM on a discrete GPU): the set must say it is. */
+	if (!uda_backend_set_has_u32(allocation->set, 0, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "the allocation's capability set does not make it mappable");
 	void *pointer = NULL;
 	result = device->impl->map(device->data, ctx, allocation->backend.data, access, &pointer);
 	if (result != UDA_SUCCESS)

@@ -67,8 +67,13 @@ uda_result allocation_metadata_check(uda_context *ctx, uda_result fail, const ud
 			return INVALID(fail, "metadata: plane %u (offset %llu, pitch %llu) outside %llu bytes", p,
 			               (unsigned long long)plane->offset, (unsigned long long)plane->pitch,
 			               (unsigned long long)m->size);
-		if ((HAS(UDA_CONSTRAINT_PITCH_ALIGNMENT) && plane->pitch % c->value[UDA_CONSTRAINT_PITCH_ALIGNMENT]) ||
-		    (HAS(UDA_CONSTRAINT_MAX_PITCH) && plane->pitch > c->value[UDA_CONSTRAINT_MAX_PITCH]) ||
+		/* Auxiliary planes of a modifier (compression metadata) have
+		 * pitches of their own: the pitch constraints are the format's
+		 * planes'. */
+		if ((HAS(UDA_CONSTRAINT_PITCH_ALIGNMENT) && p < format.plane_count &&
+		     plane->pitch % c->value[UDA_CONSTRAINT_PITCH_ALIGNMENT]) ||
+		    (HAS(UDA_CONSTRAINT_MAX_PITCH) && p < format.plane_count &&
+		     plane->pitch > c->value[UDA_CONSTRAINT_MAX_PITCH]) ||
 		    (p == 0 && HAS(UDA_CONSTRAINT_MIN_PITCH) && plane->pitch < c->value[UDA_CONSTRAINT_MIN_PITCH]))
 			return INVALID(fail, "metadata: plane %u pitch %llu breaks the set's pitch constraints", p,
 			               (unsigned long long)plane->pitch);

@@ -80,7 +80,10 @@ static void load_module(uda_context *ctx, const char *manifest_path, const struc
 		                name, manifest_path, manifest->interface_version, UDA_BACKEND_INTERFACE_VERSION_1);
 		return;
 	}
-	void *handle = dlopen(manifest->library_path, RTLD_NOW | RTLD_LOCAL);
+	/* NODELETE: a module may leave its driver's state behind (an EGL
+	 * display without reference counting is never terminated), and the
+	 * driver's threads must not outlive the code they came from. */
+	void *handle = dlopen(manifest->library_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!handle) {
 		uda_context_log(ctx, UDA_LOG_WARNING, "backend %s (%s): cannot load: %s", name, manifest_path, dlerror());
 		return;

@@ -177,3 +177,64 @@ TEST_F(BadGpuImport, CorruptedSerializedMetadata)
 }
 
 } // namespace
+
+namespace
+{
+
+// Found in review: sets that reach the Vulkan backend from outside its own
+// answers are checked like any other.
+class VulkanSetChecks : public GpuTest
+{
+};
+
+TEST_F(VulkanSetChecks, HandlelessSetIsCheckedAgainstTheDriversLimits)
+{
+	// No HANDLE capability: the image never leaves the device, and is
+	// still held to vkGetPhysicalDeviceImageFormatProperties2's limits.
+	ListPtr list = make_list(ctx.get(), {SetSpec{{layout(DRM_FORMAT_MOD_LINEAR)}, {}}});
+	const uda_assertion too_wide = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 20000, 16, DRM_FORMAT_ABGR8888, 0};
+	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, vulkan, &too_wide,
+	                                   list.get(), 0};
+	uda_allocation *allocation = nullptr;
+	EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_UNSUPPORTED);
+	EXPECT_EQ(allocation, nullptr);
+	// Within the limits it allocates (and validation, watching, is quiet).
+	const uda_assertion fits = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 16, DRM_FORMAT_ABGR8888, 0};
+	info.assertion = &fits;
+	ASSERT_EQ(uda_allocate(&info, &allocation), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	uda_allocation_destroy(allocation);
+}
+
+TEST_F(VulkanSetChecks, MapNeedsAMappableSet)
+{
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 64, DRM_FORMAT_ABGR8888, 0};
+	const uda_usage_atom atoms[] = {atom(UDA_USAGE_SAMPLED)};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, atoms};
+	const uda_device_usage devices[] = {{vulkan, &usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 1, devices};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS);
+	AllocationPtr allocation(raw);
+	const uda_capability_set_list *set = nullptr;
+	ASSERT_EQ(uda_allocation_get_capability_set(raw, &set), UDA_SUCCESS);
+	ASSERT_FALSE(uda_backend_set_has_u32(set, 0, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE));
+	void *pointer = nullptr;
+	EXPECT_EQ(uda_allocation_map(raw, UDA_ACCESS_READ, &pointer), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("mappable"), std::string::npos);
+}
+
+// Creating a context must leave the calling thread's EGL state as it was.
+TEST(GlBackendManners, ContextCreationKeepsTheBoundApi)
+{
+	use_build_tree_backends();
+	if (!eglBindAPI(EGL_OPENGL_API))
+		GTEST_SKIP() << "no desktop GL API to bind";
+	uda_context *ctx = nullptr;
+	ASSERT_EQ(uda_context_create(nullptr, &ctx), UDA_SUCCESS);
+	const EGLenum after = eglQueryAPI();
+	uda_context_destroy(ctx);
+	EXPECT_EQ(after, static_cast<EGLenum>(EGL_OPENGL_API)) << std::hex << after;
+	eglBindAPI(EGL_OPENGL_ES_API);
+}
+
+} // namespace

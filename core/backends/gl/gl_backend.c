@@ -82,7 +82,8 @@ static void node_from_path(const char *path, uda_drm_node *node)
 static void gl_device_destroy(void *device_data)
 {
 	struct gl_device *device = device_data;
-	eglDestroyContext(device->display, device->context);
+	if (device->context != EGL_NO_CONTEXT)
+		eglDestroyContext(device->display, device->context);
 	/* Without reference counting, terminating would pull the display out
 	 * from under the application, which shares it; leave it then. */
 	if (device->owns_display_reference)
@@ -149,10 +150,16 @@ static void try_display(uda_context *ctx, EGLDisplay display, bool tracks_refere
 	if (!has_word(egl_extensions, "EGL_KHR_surfaceless_context") ||
 	    !has_word(egl_extensions, "EGL_KHR_no_config_context"))
 		problem = "no surfaceless, config-less contexts";
-	else if (!eglBindAPI(EGL_OPENGL_ES_API) ||
-	         (device->context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, context_attributes)) ==
-	                 EGL_NO_CONTEXT)
-		problem = "no GLES 3 context";
+	else {
+		/* eglCreateContext takes the API bound on this thread: bind GLES
+		 * for it, and give the application back what it had bound. */
+		const EGLenum api = eglQueryAPI();
+		if (eglBindAPI(EGL_OPENGL_ES_API))
+			device->context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, context_attributes);
+		eglBindAPI(api);
+		if (device->context == EGL_NO_CONTEXT)
+			problem = "no GLES 3 context";
+	}
 
 	struct gl_binding saved;
 	if (!problem && !gl_device_enter(device, device->context, &saved))

@@ -50,9 +50,11 @@ static uda_result append(uda_context *ctx, const struct gl_device *device, const
 	if (result == UDA_SUCCESS && device->max_texture_size > 0)
 		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_HEIGHT,
 		                                                   (uint64_t)device->max_texture_size);
-	/* One memory plane: a GL texture of these formats has one. */
+	/* Opaque and linear memory of these formats has one plane; a
+	 * modifier may add auxiliary planes, which EGL imports (up to 4). */
 	if (result == UDA_SUCCESS)
-		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_PLANES, 1);
+		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_PLANES,
+		                                                   handle == UDA_HANDLE_TYPE_DMA_BUF ? UDA_MAX_PLANES : 1);
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_list_append_set(out, b);
 	uda_capability_set_builder_destroy(b);

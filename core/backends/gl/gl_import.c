@@ -90,32 +90,48 @@ static const char *import_dma_buf(struct gl_device *device, int fd, const uda_al
 		return "no EGL_EXT_image_dma_buf_import";
 	if (modifier != DRM_FORMAT_MOD_LINEAR && !device->has_dma_buf_modifiers)
 		return "a non-linear modifier needs EGL_EXT_image_dma_buf_import_modifiers";
-	EGLAttrib attributes[32];
+	/* Attribute names per plane, as EGL_EXT_image_dma_buf_import(_modifiers)
+	 * numbers them. */
+	static const EGLint plane_attributes[UDA_MAX_PLANES][5] = {
+		{EGL_DMA_BUF_PLANE0_FD_EXT, EGL_DMA_BUF_PLANE0_OFFSET_EXT, EGL_DMA_BUF_PLANE0_PITCH_EXT,
+		 EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT},
+		{EGL_DMA_BUF_PLANE1_FD_EXT, EGL_DMA_BUF_PLANE1_OFFSET_EXT, EGL_DMA_BUF_PLANE1_PITCH_EXT,
+		 EGL_DMA_BUF_PLANE1_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE1_MODIFIER_HI_EXT},
+		{EGL_DMA_BUF_PLANE2_FD_EXT, EGL_DMA_BUF_PLANE2_OFFSET_EXT, EGL_DMA_BUF_PLANE2_PITCH_EXT,
+		 EGL_DMA_BUF_PLANE2_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE2_MODIFIER_HI_EXT},
+		{EGL_DMA_BUF_PLANE3_FD_EXT, EGL_DMA_BUF_PLANE3_OFFSET_EXT, EGL_DMA_BUF_PLANE3_PITCH_EXT,
+		 EGL_DMA_BUF_PLANE3_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE3_MODIFIER_HI_EXT},
+	};
+	if (m->plane_count > 1 && !device->has_dma_buf_modifiers)
+		return "several planes need EGL_EXT_image_dma_buf_import_modifiers";
+	EGLint attributes[7 + UDA_MAX_PLANES * 10 + 1];
 	int n = 0;
 	attributes[n++] = EGL_WIDTH;
-	attributes[n++] = m->width;
+	attributes[n++] = (EGLint)m->width;
 	attributes[n++] = EGL_HEIGHT;
-	attributes[n++] = m->height;
+	attributes[n++] = (EGLint)m->height;
 	attributes[n++] = EGL_LINUX_DRM_FOURCC_EXT;
-	attributes[n++] = m->format;
-	attributes[n++] = EGL_DMA_BUF_PLANE0_FD_EXT;
-	attributes[n++] = fd; /* EGL duplicates what it keeps */
-	attributes[n++] = EGL_DMA_BUF_PLANE0_OFFSET_EXT;
-	attributes[n++] = (EGLAttrib)m->planes[0].offset;
-	attributes[n++] = EGL_DMA_BUF_PLANE0_PITCH_EXT;
-	attributes[n++] = (EGLAttrib)m->planes[0].pitch;
-	if (device->has_dma_buf_modifiers) {
-		attributes[n++] = EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT;
-		attributes[n++] = (EGLAttrib)(modifier & 0xffffffffu);
-		attributes[n++] = EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT;
-		attributes[n++] = (EGLAttrib)(modifier >> 32);
+	attributes[n++] = (EGLint)m->format;
+	for (uint32_t p = 0; p < m->plane_count && p < UDA_MAX_PLANES; p++) {
+		/* EGLint attributes: offsets and pitches past 2^31 cannot be
+		 * said, so they are refused rather than truncated. */
+		if (m->planes[p].offset > INT32_MAX || m->planes[p].pitch > INT32_MAX)
+			return "a plane offset or pitch beyond what EGL attributes hold";
+		attributes[n++] = plane_attributes[p][0];
+		attributes[n++] = fd; /* one buffer; EGL duplicates what it keeps */
+		attributes[n++] = plane_attributes[p][1];
+		attributes[n++] = (EGLint)m->planes[p].offset;
+		attributes[n++] = plane_attributes[p][2];
+		attributes[n++] = (EGLint)m->planes[p].pitch;
+		if (device->has_dma_buf_modifiers) {
+			attributes[n++] = plane_attributes[p][3];
+			attributes[n++] = (EGLint)(modifier & 0xffffffffu);
+			attributes[n++] = plane_attributes[p][4];
+			attributes[n++] = (EGLint)(modifier >> 32);
+		}
 	}
 	attributes[n++] = EGL_NONE;
-	EGLint int_attributes[32];
-	for (int i = 0; i < n; i++)
-		int_attributes[i] = (EGLint)attributes[i];
-	a->image = device->gl.CreateImageKHR(device->display, EGL_NO_CONTEXT, EGL_LINUX_DMA_BUF_EXT, NULL,
-	                                     int_attributes);
+	a->image = device->gl.CreateImageKHR(device->display, EGL_NO_CONTEXT, EGL_LINUX_DMA_BUF_EXT, NULL, attributes);
 	if (a->image == EGL_NO_IMAGE_KHR)
 		return "eglCreateImageKHR refused the DMA-BUF";
 	glGenTextures(1, &a->texture);
@@ -188,6 +204,10 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, 
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "gl import: eglMakeCurrent failed (0x%x)",
 		                             eglGetError());
 	}
+	/* Errors left pending would read as the import's. In the backend's
+	 * own context they are stale; in an application's current context
+	 * they are the application's, and this consumes them (documented in
+	 * uda_gl.h). */
 	while (glGetError() != GL_NO_ERROR)
 		;
 	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD
@@ -214,7 +234,10 @@ void gl_free(void *device_data, void *allocation)
 		gl_device_leave(device, &saved);
 	} else {
 		/* The context is current on another thread (or gone): its GL
-		 * names go with it. */
+		 * names go with it. The EGLImage, and the dma-buf reference it
+		 * holds, need no context. */
+		if (a->image)
+			device->gl.DestroyImageKHR(device->display, a->image);
 		free(a);
 	}
 }

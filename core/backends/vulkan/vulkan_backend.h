@@ -81,12 +81,15 @@ struct vulkan_image_desc {
 	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT only */
 	VkImageUsageFlags usage;
 };
-/* A 2D image of the layout, after checking the driver supports it with
- * every handle type; with a modifier, `explicit_layout` (an import's
- * metadata) gives the planes, else the driver lays them out. */
+/* A 2D image of the layout, after checking the driver supports it (with
+ * every handle type and the external memory `features` asked, EXPORTABLE
+ * for allocations, IMPORTABLE for imports); with a modifier,
+ * `explicit_layout` gives the planes (an import's metadata, or a layout
+ * computed for the set), else the driver lays them out. */
 VkResult vulkan_create_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
                              uint32_t width, uint32_t height, VkExternalMemoryHandleTypeFlags handles,
-                             const uda_allocation_metadata *explicit_layout, VkImage *out);
+                             VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout,
+                             bool *out_dedicated_only, VkImage *out);
 /* Memory plane `plane` of an image with linear or modifier tiling. */
 bool vulkan_image_plane_layout(const struct vulkan_device *device, VkImage image, VkImageTiling tiling,
                                uint32_t plane, VkSubresourceLayout *out);
@@ -117,9 +120,11 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
  * VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) from its layout, usage
  * from its IMAGE_PARAMS capability or, in a set another device chose, every
  * usage the format supports with that tiling. */
+/* `handle`: the import's handle type, or UDA_HANDLE_TYPE_NONE for an
+ * allocation (the set's handles decide). */
 uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
                                        const uda_capability_set_list *set, uint32_t set_index,
-                                       VkImageTiling *out_tiling, uint64_t *out_modifier,
+                                       uda_handle_type handle, VkImageTiling *out_tiling, uint64_t *out_modifier,
                                        struct vulkan_image_params *out_params);
 
 /* vulkan_memory.c */

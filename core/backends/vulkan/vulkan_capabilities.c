@@ -76,9 +76,11 @@ bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkI
 		.pNext = tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? &modifier_info : NULL,
 		.handleType = handle,
 	};
+	/* Handle 0: an image that never leaves the device. */
 	const VkPhysicalDeviceImageFormatInfo2 info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
-		.pNext = &external_info,
+		.pNext = handle ? (const void *)&external_info
+		                : tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? (const void *)&modifier_info : NULL,
 		.format = format,
 		.type = VK_IMAGE_TYPE_2D,
 		.tiling = tiling,
@@ -106,7 +108,7 @@ static bool probe_image(const struct vulkan_device *device, VkFormat format, VkI
 {
 	const struct vulkan_image_desc desc = {format, tiling, modifier, usage};
 	VkImage image;
-	if (vulkan_create_image(device, &desc, width, height, handles, NULL, &image) != VK_SUCCESS)
+	if (vulkan_create_image(device, &desc, width, height, handles, 0, NULL, NULL, &image) != VK_SUCCESS)
 		return false;
 	vkGetImageMemoryRequirements(device->device, image, &out->requirements);
 	memset(&out->layout, 0, sizeof(out->layout));
@@ -385,6 +387,9 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 			.handle_count = 1,
 			.handle_flags = UDA_CAPABILITY_FLAG_REQUIRED,
 			.placement = UDA_PLACEMENT_SYSTEM,
+			/* Host memory: the CPU maps it (the memfd), coherently. */
+			.mappable = true,
+			.coherent = true,
 			.pin_pitch = true,
 			.host_alignment = device->host_pointer_alignment,
 		};
@@ -397,7 +402,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 
 uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
                                        const uda_capability_set_list *set, uint32_t set_index,
-                                       VkImageTiling *out_tiling, uint64_t *out_modifier,
+                                       uda_handle_type handle, VkImageTiling *out_tiling, uint64_t *out_modifier,
                                        struct vulkan_image_params *out_params)
 {
 	*out_modifier = 0;
@@ -419,12 +424,17 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 		const uint8_t *p = layout.payload;
 		for (unsigned i = 0; i < 8 && layout.length == 8; i++)
 			modifier |= (uint64_t)p[i] << (8 * i);
-		/* Linear without modifiers is the driver's own linear tiling; with
-		 * them, every layout goes through the modifier path, which takes
-		 * an exporter's pitch explicitly. */
-		if (device->has_drm_modifiers &&
-		    uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF) &&
-		    vulkan_modifier_plane_count(device, format, modifier) > 0) {
+		/* Memory that travels as a dma-buf has an explicit layout, so
+		 * with modifiers it takes the modifier path, which accepts an
+		 * exporter's pitch; a linear set that also (or only) speaks
+		 * OPAQUE_FD or MEMFD keeps the driver's own linear tiling, the
+		 * one its pinned pitch was measured on. */
+		const bool dma_buf = handle == UDA_HANDLE_TYPE_DMA_BUF ||
+		                     (handle == UDA_HANDLE_TYPE_NONE &&
+		                      uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF) &&
+		                      !uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE,
+		                                               UDA_HANDLE_TYPE_OPAQUE_FD));
+		if (device->has_drm_modifiers && dma_buf && vulkan_modifier_plane_count(device, format, modifier) > 0) {
 			*out_tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
 			*out_modifier = modifier;
 		} else if (modifier == 0 /* DRM_FORMAT_MOD_LINEAR */) {

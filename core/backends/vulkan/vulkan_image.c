@@ -4,20 +4,44 @@
 
 #include "vulkan_backend.h"
 
+static bool supported(const struct vulkan_device *device, const struct vulkan_image_desc *desc, uint32_t width,
+                      uint32_t height, VkExternalMemoryHandleTypeFlagBits handle, VkExternalMemoryFeatureFlags features,
+                      bool *dedicated_only)
+{
+	struct image_support support;
+	if (!vulkan_query_image(device, desc->format, desc->tiling, desc->modifier, desc->usage, handle, &support) ||
+	    support.limits.maxExtent.width < width || support.limits.maxExtent.height < height ||
+	    (support.features & features) != features)
+		return false;
+	if (support.features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
+		*dedicated_only = true;
+	/* Rendering is further bounded by the framebuffer limits. */
+	if (desc->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) {
+		VkPhysicalDeviceProperties properties;
+		vkGetPhysicalDeviceProperties(device->physical, &properties);
+		if (width > properties.limits.maxFramebufferWidth || height > properties.limits.maxFramebufferHeight)
+			return false;
+	}
+	return true;
+}
+
 VkResult vulkan_create_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
                              uint32_t width, uint32_t height, VkExternalMemoryHandleTypeFlags handles,
-                             const uda_allocation_metadata *explicit_layout, VkImage *out)
+                             VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout,
+                             bool *out_dedicated_only, VkImage *out)
 {
 	/* Parameters may come from another process: create only what the
-	 * driver says it supports, for every handle type. */
+	 * driver says it supports, for every handle type (or for none). */
+	bool dedicated_only = false;
+	if (!handles && !supported(device, desc, width, height, 0, 0, &dedicated_only))
+		return VK_ERROR_FORMAT_NOT_SUPPORTED;
 	for (uint32_t bit = 1; bit; bit <<= 1) {
-		struct image_support support;
-		if ((handles & bit) &&
-		    (!vulkan_query_image(device, desc->format, desc->tiling, desc->modifier, desc->usage,
-		                         (VkExternalMemoryHandleTypeFlagBits)bit, &support) ||
-		     support.limits.maxExtent.width < width || support.limits.maxExtent.height < height))
+		if ((handles & bit) && !supported(device, desc, width, height, (VkExternalMemoryHandleTypeFlagBits)bit,
+		                                  features, &dedicated_only))
 			return VK_ERROR_FORMAT_NOT_SUPPORTED;
 	}
+	if (out_dedicated_only)
+		*out_dedicated_only = dedicated_only;
 
 	const void *chain = NULL;
 	VkSubresourceLayout planes[UDA_MAX_PLANES];

@@ -23,6 +23,7 @@ struct vulkan_allocation {
 	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT */
 	VkImageUsageFlags usage;
 	VkExternalMemoryHandleTypeFlags export_handles;
+	VkMemoryPropertyFlags memory_flags;
 	bool coherent;
 	/* A MEMFD import: the host mapping the memory lives in. */
 	void *host_pointer;
@@ -58,10 +59,26 @@ static void destroy_allocation(const struct vulkan_device *device, struct vulkan
 
 static VkResult create_image(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t width,
                              uint32_t height, VkExternalMemoryHandleTypeFlags handles,
-                             const uda_allocation_metadata *explicit_layout)
+                             VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout)
 {
 	const struct vulkan_image_desc desc = {a->format, a->tiling, a->modifier, a->usage};
-	return vulkan_create_image(device, &desc, width, height, handles, explicit_layout, &a->image);
+	return vulkan_create_image(device, &desc, width, height, handles, features, explicit_layout, NULL, &a->image);
+}
+
+/* One choice for exporter and importer alike: an OPAQUE_FD import must
+ * use the memory type the export did (VUID-VkMemoryAllocateInfo-
+ * allocationSize-01742), and both see the same set. */
+static int choose_memory_type(const struct vulkan_device *device, uint32_t type_bits, bool mappable)
+{
+	return vulkan_device_find_memory_type(device, type_bits, mappable ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0,
+	                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+	                                              (mappable ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0));
+}
+
+static void record_memory_type(const struct vulkan_device *device, struct vulkan_allocation *a, int type)
+{
+	a->memory_flags = device->memory.memoryTypes[type].propertyFlags;
+	a->coherent = a->memory_flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
 }
 
 /* A buffer over the whole memory, bound at offset 0, for copies in and
@@ -91,12 +108,6 @@ static void bind_buffer(const struct vulkan_device *device, struct vulkan_alloca
 		vkDestroyBuffer(device->device, a->buffer, NULL);
 		a->buffer = VK_NULL_HANDLE;
 	}
-}
-
-/* Dedicated allocations cannot back a second resource. */
-static bool dedicated_only(const struct vulkan_allocation *a)
-{
-	return a->image != VK_NULL_HANDLE;
 }
 
 static uda_result fill_layout(const struct vulkan_device *device, uda_context *ctx, const struct vulkan_allocation *a,
@@ -160,8 +171,8 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	a->format = (VkFormat)format.vk_format;
 	a->export_handles = handles;
 	struct vulkan_image_params params;
-	uda_result result =
-		vulkan_image_params_for_set(device, ctx, a->format, set, set_index, &a->tiling, &a->modifier, &params);
+	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, set_index, UDA_HANDLE_TYPE_NONE,
+	                                                &a->tiling, &a->modifier, &params);
 	if (result != UDA_SUCCESS) {
 		free(a);
 		return result;
@@ -171,7 +182,21 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
 		handles &= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT; /* explicit layouts travel as dma-bufs */
 	a->export_handles = handles;
-	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles, NULL);
+	/* A linear modifier takes the layout the set's merged constraints
+	 * allow (other devices' pitch alignment included), explicitly; other
+	 * modifiers are the driver's to lay out. */
+	uda_allocation_metadata linear_layout = {.plane_count = 1};
+	const uda_allocation_metadata *explicit_layout = NULL;
+	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT && a->modifier == 0 /* DRM_FORMAT_MOD_LINEAR */) {
+		result = uda_backend_linear_layout(assertion, set, set_index, &linear_layout);
+		if (result != UDA_SUCCESS) {
+			free(a);
+			return result;
+		}
+		explicit_layout = &linear_layout;
+	}
+	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles,
+	                           handles ? VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT : 0, explicit_layout);
 	if (vr != VK_SUCCESS) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkCreateImage: %s",
@@ -188,10 +213,7 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		                             (unsigned long long)requirements.size, (unsigned long long)size_alignment);
 	}
 	const bool mappable = uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
-	int type = vulkan_device_find_memory_type(device, requirements.memoryTypeBits,
-	                                          mappable ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0,
-	                                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
-	                                                  (mappable ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0));
+	int type = choose_memory_type(device, requirements.memoryTypeBits, mappable);
 	if (type < 0) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no memory type for the image");
@@ -223,7 +245,7 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		                             vulkan_result_string(vr));
 	}
 	a->size = requirements.size;
-	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	record_memory_type(device, a, type);
 	result = fill_layout(device, ctx, a, &format, assertion->width, &out->metadata);
 	if (result != UDA_SUCCESS) {
 		destroy_allocation(device, a);
@@ -241,7 +263,8 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 {
 	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(m->handle_type);
 	struct vulkan_image_params params;
-	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &a->modifier, &params);
+	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, m->handle_type, &a->tiling,
+	                                                &a->modifier, &params);
 	if (result != UDA_SUCCESS)
 		return result;
 	a->usage = params.usage;
@@ -252,7 +275,7 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 		                             "vulkan import: modifier 0x%016llx wants a dma-buf with %u planes",
 		                             (unsigned long long)a->modifier,
 		                             vulkan_modifier_plane_count(device, a->format, a->modifier));
-	VkResult vr = create_image(device, a, m->width, m->height, handle,
+	VkResult vr = create_image(device, a, m->width, m->height, handle, VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT,
 	                           a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? m : NULL);
 	if (vr != VK_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: vkCreateImage: %s",
@@ -285,28 +308,31 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: the driver refuses the dma-buf");
 		type_bits &= fd_properties.memoryTypeBits;
 	}
-	int type = vulkan_device_find_memory_type(device, type_bits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	const bool mappable = uda_backend_set_has_u32(set, 0, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
+	int type = choose_memory_type(device, type_bits, mappable);
 	if (type < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no memory type fits");
 	int dup_fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: dup: %s", strerror(errno));
-	/* Exporters of this backend allocate dedicated memory of exactly the
-	 * image's size, and an opaque import must match the export. */
+	/* Always dedicated, of exactly the image's size: an opaque import
+	 * must repeat its dedicated export, and a dma-buf (often larger than
+	 * the image) is safest so, since drivers may demand it
+	 * (DEDICATED_ONLY) and a dedicated import's size is the image's. */
 	const VkMemoryDedicatedAllocateInfo dedicated = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
 		.image = a->image,
 	};
 	const VkImportMemoryFdInfoKHR import_info = {
 		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-		.pNext = m->size == requirements.size ? &dedicated : NULL, /* always, for OPAQUE_FD */
+		.pNext = &dedicated,
 		.handleType = handle,
 		.fd = dup_fd,
 	};
 	const VkMemoryAllocateInfo allocate_info = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 		.pNext = &import_info,
-		.allocationSize = m->size,
+		.allocationSize = requirements.size,
 		.memoryTypeIndex = (uint32_t)type,
 	};
 	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
@@ -317,14 +343,12 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 		                             vulkan_result_string(vr));
 	}
 	*consumed = true;
-	a->size = m->size;
+	a->size = requirements.size;
 	vr = vkBindImageMemory(device->device, a->image, a->memory, 0);
 	if (vr != VK_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: vkBindImageMemory: %s",
 		                             vulkan_result_string(vr));
-	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	if (!dedicated_only(a))
-		bind_buffer(device, a, (uint32_t)type, handle);
+	record_memory_type(device, a, type);
 	return UDA_SUCCESS;
 }
 
@@ -358,11 +382,12 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 
 	/* The image, if the driver lays it out as the memory is laid out. */
 	struct vulkan_image_params params;
-	if (vulkan_image_params_for_set(device, ctx, a->format, set, 0, &a->tiling, &a->modifier, &params) ==
-	            UDA_SUCCESS &&
+	if (vulkan_image_params_for_set(device, ctx, a->format, set, 0, UDA_HANDLE_TYPE_MEMFD, &a->tiling, &a->modifier,
+	                                &params) == UDA_SUCCESS &&
 	    a->tiling == VK_IMAGE_TILING_LINEAR) {
 		a->usage = params.usage;
-		if (create_image(device, a, m->width, m->height, handle, NULL) == VK_SUCCESS) {
+		if (create_image(device, a, m->width, m->height, handle, VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT, NULL) ==
+		    VK_SUCCESS) {
 			const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
 			VkSubresourceLayout layout;
 			vkGetImageSubresourceLayout(device->device, a->image, &subresource, &layout);
@@ -381,9 +406,12 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 		a->usage = 0;
 		a->tiling = VK_IMAGE_TILING_LINEAR;
 	}
-	int type = vulkan_device_find_memory_type(device, type_bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
+	/* Coherent: the CPU reaches this memory through the memfd's own
+	 * mapping, which vkFlushMappedMemoryRanges cannot cover. */
+	int type = vulkan_device_find_memory_type(
+		device, type_bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
 	if (type < 0)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no host-visible type fits");
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no host-coherent type fits");
 	const VkImportMemoryHostPointerInfoEXT import_info = {
 		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
 		.handleType = handle,
@@ -400,7 +428,7 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: host pointer: %s",
 		                             vulkan_result_string(vr));
 	a->size = m->size;
-	a->coherent = device->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	record_memory_type(device, a, type);
 	if (a->image && vkBindImageMemory(device->device, a->image, a->memory, 0) != VK_SUCCESS) {
 		vkDestroyImage(device->device, a->image, NULL);
 		a->image = VK_NULL_HANDLE;
@@ -483,6 +511,8 @@ uda_result vulkan_map(void *device_data, uda_context *ctx, void *allocation, uin
 		*out_pointer = a->host_pointer;
 		return UDA_SUCCESS;
 	}
+	if (!(a->memory_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: the memory is not host-visible");
 	VkResult vr = vkMapMemory(device->device, a->memory, 0, VK_WHOLE_SIZE, 0, out_pointer);
 	if (vr != VK_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkMapMemory: %s",
