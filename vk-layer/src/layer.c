@@ -19,6 +19,7 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vk_uda.h>
 
+#include "layer_import.h"
 #include "layer_objects.h"
 
 #define LAYER_NAME "VK_LAYER_UDA_allocator"
@@ -177,12 +178,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		down.ppEnabledExtensionNames = names;
 	}
 	VkResult result = next_create(physical, &down, allocator, out_device);
-	free(names);
-	if (result != VK_SUCCESS)
+	if (result != VK_SUCCESS) {
+		free(names);
 		return result;
+	}
 
 	struct layer_device *device = layer_device_add(dispatch_key(*out_device));
 	if (!device) {
+		free(names);
 		PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)next_gdpa(*out_device, "vkDestroyDevice");
 		if (destroy)
 			destroy(*out_device, allocator);
@@ -192,8 +195,23 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	device->instance = instance;
 	device->next_gdpa = next_gdpa;
 	uda_layer_device_dispatch_init(&device->next, next_gdpa, *out_device);
+	device->physical = physical;
 	device->uda_internal = instance->uda_internal;
 	device->extension_enabled = wanted;
+	if (wanted) {
+		const char *const *enabled = down.ppEnabledExtensionNames;
+		const uint32_t enabled_count = down.enabledExtensionCount;
+		device->has_opaque_fd = has_name(enabled, enabled_count, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+		device->has_dma_buf = has_name(enabled, enabled_count, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+		device->has_modifiers = has_name(enabled, enabled_count, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME);
+		VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+		VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+		                                          .pNext = &id};
+		instance->next.GetPhysicalDeviceProperties2(physical, &properties);
+		memcpy(device->device_uuid, id.deviceUUID, VK_UUID_SIZE);
+		memcpy(device->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+	}
+	free(names);
 	return VK_SUCCESS;
 }
 
@@ -284,7 +302,15 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice
 	if (own)
 		return own;
 	struct layer_device *device = layer_device_find(dispatch_key(handle));
-	return device ? device->next_gdpa(handle, name) : NULL;
+	if (!device)
+		return NULL;
+	/* Only devices that enabled the extension pay for its interception. */
+	if (device->extension_enabled) {
+		PFN_vkVoidFunction import = layer_import_command(name);
+		if (import)
+			return import;
+	}
+	return device->next_gdpa(handle, name);
 }
 
 LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *version)

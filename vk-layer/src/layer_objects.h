@@ -23,11 +23,17 @@ struct layer_instance {
 struct layer_device {
 	void *key;
 	VkDevice handle;
+	VkPhysicalDevice physical;
 	struct layer_instance *instance;
 	PFN_vkGetDeviceProcAddr next_gdpa;
 	struct uda_layer_device_dispatch next;
 	bool uda_internal;
 	bool extension_enabled; /* VK_UDA_external_allocation */
+	/* What the driver underneath has enabled, and who it is: an opaque
+	 * fd only travels between equal device and driver UUIDs. */
+	bool has_opaque_fd, has_dma_buf, has_modifiers;
+	uint8_t device_uuid[VK_UUID_SIZE];
+	uint8_t driver_uuid[VK_UUID_SIZE];
 };
 
 static inline void *dispatch_key(const void *handle)

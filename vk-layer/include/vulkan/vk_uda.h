@@ -2,14 +2,20 @@
  * VK_UDA_external_allocation: uda allocations in Vulkan, through the
  * VK_LAYER_UDA_allocator implicit layer, on any driver.
  *
- * This header grows with the extension. So far it names the extension and
- * reserves its structure types; the structs that import and export
- * allocations, and the capability query, come next (see vk-layer/README.md).
+ * An application that holds a uda_allocation (allocated by any uda device,
+ * or imported from another process) makes a VkImage of it and imports its
+ * memory with two structs; the layer picks the handle type (an opaque fd
+ * between devices of one driver, else a dma-buf), exports it from the
+ * allocation and hands the driver the ordinary external-memory structs.
+ * Export of Vulkan memory and the capability query come next (see
+ * vk-layer/README.md).
  */
 #ifndef VK_UDA_H_
 #define VK_UDA_H_ 1
 
 #include <vulkan/vulkan_core.h>
+
+#include <uda/uda.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +30,37 @@ extern "C" {
  * block of extension number 900001 (1900000000 and up) cannot collide with
  * a registered value and still fits a 32-bit VkStructureType. */
 #define VK_UDA_STRUCTURE_TYPE_BASE 1900000000
-#define VK_STRUCTURE_TYPE_UDA_RESERVED_0 ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 0))
+#define VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 0))
+#define VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 1))
+
+/* Chained to VkImageCreateInfo: the image is the one the allocation's
+ * memory holds. imageType 2D, format (the allocation's fourcc's VkFormat),
+ * extent (its width, height, 1), one mip level, one layer and one sample
+ * must match the allocation; the layer sets tiling from the allocation's
+ * layout (optimal for the driver's opaque layout, linear, or the DRM
+ * format modifier with the allocation's planes) and the external-memory
+ * handle type it will import through, replacing any the application
+ * chained. Mismatches fail with VK_ERROR_FORMAT_NOT_SUPPORTED; an
+ * allocation no handle type can bring to this device with
+ * VK_ERROR_INVALID_EXTERNAL_HANDLE; a NULL allocation with
+ * VK_ERROR_INITIALIZATION_FAILED. */
+typedef struct VkImageUdaAllocationCreateInfoUDA {
+	VkStructureType sType;
+	const void *pNext;
+	uda_allocation *allocation;
+} VkImageUdaAllocationCreateInfoUDA;
+
+/* Chained to VkMemoryAllocateInfo, together with a
+ * VkMemoryDedicatedAllocateInfo naming an image made with
+ * VkImageUdaAllocationCreateInfoUDA of the same allocation: imports the
+ * allocation's memory. allocationSize and memoryTypeIndex come from
+ * vkGetImageMemoryRequirements as usual. The allocation must outlive
+ * nothing: the memory holds its own reference to what it imported. */
+typedef struct VkImportMemoryUdaAllocationInfoUDA {
+	VkStructureType sType;
+	const void *pNext;
+	uda_allocation *allocation;
+} VkImportMemoryUdaAllocationInfoUDA;
 
 #ifdef __cplusplus
 }

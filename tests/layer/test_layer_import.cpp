@@ -1,0 +1,255 @@
+// VK_UDA_external_allocation, import half: an ordinary Vulkan application
+// (its own instance and device, with the Khronos validation layer) makes
+// an image of a uda allocation through the layer, writes it, and GL reads
+// every pixel; bad structs give VkResult errors and leak nothing.
+#include <drm_fourcc.h>
+#include <unistd.h>
+#include <vulkan/vk_uda.h>
+
+#include "fd_count.hpp"
+#include "gpu_fixture.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+constexpr uint32_t kWidth = 128, kHeight = 96;
+
+VKAPI_ATTR VkBool32 VKAPI_CALL record_validation(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                 VkDebugUtilsMessageTypeFlagsEXT,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+	static_cast<std::vector<std::string> *>(user)->emplace_back(data->pMessage);
+	return VK_FALSE;
+}
+
+class LayerImport : public GpuTest
+{
+protected:
+	std::vector<std::string> app_messages;
+	VkInstance instance = VK_NULL_HANDLE;
+	VkPhysicalDevice physical = VK_NULL_HANDLE;
+	VkDevice device = VK_NULL_HANDLE;
+	VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+	AllocationPtr allocation;
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
+	static constexpr VkImageUsageFlags kUsage =
+		VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+
+	void SetUp() override
+	{
+		// The build tree's layer joins the loader's implicit layers.
+		std::string dirs = std::string(UDA_TEST_DATA_DIR) + ":/usr/local/share:/usr/share";
+		setenv("XDG_DATA_DIRS", dirs.c_str(), 1);
+		GpuTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		create_application_device();
+		const uda_usage_atom vk_atoms[] = {atom(UDA_USAGE_RENDER_TARGET), atom(UDA_USAGE_TRANSFER_SRC),
+		                                   atom(UDA_USAGE_TRANSFER_DST)};
+		const uda_usage vk_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 3, vk_atoms};
+		const uda_usage_atom gl_atoms[] = {atom(UDA_USAGE_SAMPLED)};
+		const uda_usage gl_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, gl_atoms};
+		const uda_device_usage devices[] = {{vulkan, &vk_usage}, {gl, &gl_usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		allocation.reset(raw);
+	}
+
+	void TearDown() override
+	{
+		allocation.reset();
+		if (device)
+			vkDestroyDevice(device, nullptr);
+		if (messenger) {
+			auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+				vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+			destroy(instance, messenger, nullptr);
+		}
+		if (instance)
+			vkDestroyInstance(instance, nullptr);
+		for (const std::string &message : app_messages)
+			ADD_FAILURE() << "application's validation: " << message;
+		GpuTest::TearDown();
+	}
+
+	void create_application_device()
+	{
+		VkDebugUtilsMessengerCreateInfoEXT messenger_info = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+		messenger_info.messageSeverity =
+			VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+		messenger_info.messageType =
+			VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+		messenger_info.pfnUserCallback = record_validation;
+		messenger_info.pUserData = &app_messages;
+		const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+		const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+		VkApplicationInfo application = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+		application.apiVersion = VK_API_VERSION_1_1;
+		VkInstanceCreateInfo info = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+		info.pNext = &messenger_info;
+		info.pApplicationInfo = &application;
+		info.enabledLayerCount = 1;
+		info.ppEnabledLayerNames = layers;
+		info.enabledExtensionCount = 1;
+		info.ppEnabledExtensionNames = extensions;
+		ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance), VK_SUCCESS);
+		auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+			vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+		ASSERT_EQ(create(instance, &messenger_info, nullptr, &messenger), VK_SUCCESS);
+		uint32_t count = 1;
+		ASSERT_GE(vkEnumeratePhysicalDevices(instance, &count, &physical), 0);
+		const float priority = 1.0f;
+		VkDeviceQueueCreateInfo queue = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+		queue.queueCount = 1;
+		queue.pQueuePriorities = &priority;
+		const char *device_extensions[] = {VK_UDA_EXTERNAL_ALLOCATION_EXTENSION_NAME};
+		VkDeviceCreateInfo device_info = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+		device_info.queueCreateInfoCount = 1;
+		device_info.pQueueCreateInfos = &queue;
+		device_info.enabledExtensionCount = 1;
+		device_info.ppEnabledExtensionNames = device_extensions;
+		ASSERT_EQ(vkCreateDevice(physical, &device_info, nullptr, &device), VK_SUCCESS)
+			<< "is the layer on XDG_DATA_DIRS?";
+	}
+
+	VkImageCreateInfo image_info(const VkImageUdaAllocationCreateInfoUDA *uda) const
+	{
+		VkImageCreateInfo info = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+		info.pNext = uda;
+		info.imageType = VK_IMAGE_TYPE_2D;
+		info.format = VK_FORMAT_R8G8B8A8_UNORM;
+		info.extent = {kWidth, kHeight, 1};
+		info.mipLevels = 1;
+		info.arrayLayers = 1;
+		info.samples = VK_SAMPLE_COUNT_1_BIT;
+		info.tiling = VK_IMAGE_TILING_LINEAR; // the layer replaces it
+		info.usage = kUsage;
+		return info;
+	}
+
+	VkResult import_memory(VkImage image, uda_allocation *source, VkDeviceMemory *out, VkDeviceSize size_delta = 0,
+	                       bool dedicated_struct = true)
+	{
+		VkMemoryRequirements requirements;
+		vkGetImageMemoryRequirements(device, image, &requirements);
+		VkMemoryDedicatedAllocateInfo dedicated = {VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+		dedicated.image = image;
+		VkImportMemoryUdaAllocationInfoUDA import = {VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA,
+		                                             dedicated_struct ? &dedicated : nullptr, source};
+		VkMemoryAllocateInfo info = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+		info.pNext = &import;
+		info.allocationSize = requirements.size + size_delta;
+		info.memoryTypeIndex = static_cast<uint32_t>(__builtin_ctz(requirements.memoryTypeBits));
+		return vkAllocateMemory(device, &info, nullptr, out);
+	}
+};
+
+TEST_F(LayerImport, ApplicationWritesAUdaAllocationGlReadsEveryPixel)
+{
+	const int fds_before = open_fd_count();
+	{
+		const VkImageUdaAllocationCreateInfoUDA uda = {VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA,
+		                                               nullptr, allocation.get()};
+		const VkImageCreateInfo info = image_info(&uda);
+		VkImage image = VK_NULL_HANDLE;
+		ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
+		VkDeviceMemory memory = VK_NULL_HANDLE;
+		ASSERT_EQ(import_memory(image, allocation.get(), &memory), VK_SUCCESS);
+		ASSERT_EQ(vkBindImageMemory(device, image, memory, 0), VK_SUCCESS);
+
+		// The application's own device writes the pattern.
+		uda_vulkan_native app = {};
+		app.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+		app.physical_device = physical;
+		app.device = device;
+		app.queue_family_index = 0;
+		{
+			VulkanCommands commands(app);
+			void *mapped = nullptr;
+			VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
+			auto *pixels = static_cast<uint32_t *>(mapped);
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					pixels[y * kWidth + x] = pattern(x, y);
+			commands.image_barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+			                       VK_ACCESS_TRANSFER_WRITE_BIT);
+			VkBufferImageCopy region = {};
+			region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+			region.imageExtent = {kWidth, kHeight, 1};
+			vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+			                       &region);
+			commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+			                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, 0, VK_QUEUE_FAMILY_EXTERNAL);
+			commands.submit_and_wait();
+		}
+
+		// GL, through the core, reads the same memory.
+		size_t size = 0;
+		ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, nullptr, 0, &size),
+		          UDA_SUCCESS);
+		std::vector<uint8_t> metadata(size);
+		ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, metadata.data(),
+		                                            size, &size),
+		          UDA_SUCCESS);
+		int fd = -1;
+		ASSERT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, &fd), UDA_SUCCESS);
+		uda_allocation *in_gl = nullptr;
+		ASSERT_EQ(uda_import_serialized(gl, fd, metadata.data(), metadata.size(), &in_gl), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		close(fd);
+		AllocationPtr owned(in_gl);
+		uda_gl_native native = {};
+		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
+		ASSERT_EQ(uda_allocation_get_native(in_gl, &native), UDA_SUCCESS);
+		{
+			SharedGlContext context(native);
+			GLuint fbo = context.framebuffer_for(native.texture);
+			std::vector<uint32_t> pixels(kWidth * kHeight);
+			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+			size_t wrong = 0;
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					wrong += pixels[y * kWidth + x] != pattern(x, y);
+			EXPECT_EQ(wrong, 0u);
+			glDeleteFramebuffers(1, &fbo);
+		}
+		vkDestroyImage(device, image, nullptr);
+		vkFreeMemory(device, memory, nullptr);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+TEST_F(LayerImport, BadStructsGiveVulkanErrors)
+{
+	const int fds_before = open_fd_count();
+	VkImage image = VK_NULL_HANDLE;
+	VkImageUdaAllocationCreateInfoUDA uda = {VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA, nullptr,
+	                                         nullptr};
+	VkImageCreateInfo info = image_info(&uda);
+	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_INITIALIZATION_FAILED);
+	uda.allocation = allocation.get();
+	info.extent.width = kWidth + 1;
+	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	info = image_info(&uda);
+	info.format = VK_FORMAT_B8G8R8A8_UNORM;
+	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	info = image_info(&uda);
+	info.mipLevels = 2;
+	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+
+	info = image_info(&uda);
+	ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
+	VkDeviceMemory memory = VK_NULL_HANDLE;
+	EXPECT_EQ(import_memory(image, nullptr, &memory), VK_ERROR_INITIALIZATION_FAILED);
+	EXPECT_EQ(import_memory(image, allocation.get(), &memory, 0, false), VK_ERROR_INITIALIZATION_FAILED);
+	EXPECT_EQ(import_memory(image, allocation.get(), &memory, 4096), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+	EXPECT_EQ(memory, VK_NULL_HANDLE);
+	vkDestroyImage(device, image, nullptr);
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+} // namespace
