@@ -223,6 +223,74 @@ TEST_F(LayerImport, ApplicationWritesAUdaAllocationGlReadsEveryPixel)
 	EXPECT_EQ(open_fd_count(), fds_before);
 }
 
+// The reverse direction: system memory the CPU wrote, imported into the
+// application's Vulkan image through the layer as a host pointer, and
+// copied out by the application.
+TEST_F(LayerImport, SystemMemoryReachesTheApplicationsImage)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_usage_atom cpu[] = {cpu_atom(UDA_USAGE_CPU_WRITE)};
+		const uda_usage cpu_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, cpu};
+		const uda_usage_atom copy[] = {atom(UDA_USAGE_TRANSFER_SRC)};
+		const uda_usage copy_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, copy};
+		const uda_device_usage devices[] = {{vulkan, &copy_usage}, {system, &cpu_usage}};
+		const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2,
+		                                          devices};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &negotiation, &raw, nullptr, nullptr), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		AllocationPtr memfd(raw);
+		uda_allocation_metadata m = {};
+		ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
+		void *pointer = nullptr;
+		ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		for (uint32_t y = 0; y < kHeight; y++)
+			for (uint32_t x = 0; x < kWidth; x++) {
+				const uint32_t value = pattern(x, y);
+				std::memcpy(static_cast<uint8_t *>(pointer) + y * m.planes[0].pitch + x * 4, &value, 4);
+			}
+		ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+
+		const VkImageUdaAllocationCreateInfoUDA uda = {VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA,
+		                                               nullptr, raw};
+		VkImageCreateInfo info = image_info(&uda);
+		info.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+		VkImage image = VK_NULL_HANDLE;
+		ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
+		VkDeviceMemory memory = VK_NULL_HANDLE;
+		ASSERT_EQ(import_memory(image, raw, &memory), VK_SUCCESS);
+		ASSERT_EQ(vkBindImageMemory(device, image, memory, 0), VK_SUCCESS);
+
+		uda_vulkan_native app = {};
+		app.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+		app.physical_device = physical;
+		app.device = device;
+		{
+			VulkanCommands commands(app);
+			void *mapped = nullptr;
+			VkBuffer readback = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
+			commands.image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
+			                       VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_EXTERNAL, 0);
+			VkBufferImageCopy region = {};
+			region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+			region.imageExtent = {kWidth, kHeight, 1};
+			vkCmdCopyImageToBuffer(commands.cmd(), image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1,
+			                       &region);
+			commands.submit_and_wait();
+			const auto *pixels = static_cast<const uint32_t *>(mapped);
+			size_t wrong = 0;
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					wrong += pixels[y * kWidth + x] != pattern(x, y);
+			EXPECT_EQ(wrong, 0u);
+		}
+		vkDestroyImage(device, image, nullptr);
+		vkFreeMemory(device, memory, nullptr);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
 TEST_F(LayerImport, BadStructsGiveVulkanErrors)
 {
 	const int fds_before = open_fd_count();

@@ -204,12 +204,19 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		device->has_opaque_fd = has_name(enabled, enabled_count, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
 		device->has_dma_buf = has_name(enabled, enabled_count, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
 		device->has_modifiers = has_name(enabled, enabled_count, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME);
-		VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+		device->has_host_memory = has_name(enabled, enabled_count, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+		VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+		};
+		VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+		                                   .pNext = device->has_host_memory ? &host : NULL};
 		VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
 		                                          .pNext = &id};
 		instance->next.GetPhysicalDeviceProperties2(physical, &properties);
 		memcpy(device->device_uuid, id.deviceUUID, VK_UUID_SIZE);
 		memcpy(device->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+		device->host_pointer_alignment = host.minImportedHostPointerAlignment;
+		device->has_host_memory = device->has_host_memory && device->host_pointer_alignment;
 	}
 	free(names);
 	return VK_SUCCESS;

@@ -9,7 +9,10 @@
  * The layer's structs never reach the driver: they are unlinked from the
  * application's chain for the call and linked back afterwards.
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <uda/uda_backend.h>
@@ -75,6 +78,10 @@ static VkExternalMemoryHandleTypeFlagBits choose_handle(const struct layer_devic
 	if (device->has_dma_buf && uda_backend_set_has_u32(set, 0, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)) {
 		*out_type = UDA_HANDLE_TYPE_DMA_BUF;
 		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	}
+	if (device->has_host_memory && uda_backend_set_has_u32(set, 0, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD)) {
+		*out_type = UDA_HANDLE_TYPE_MEMFD;
+		return VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
 	}
 	*out_type = UDA_HANDLE_TYPE_NONE;
 	return 0;
@@ -181,6 +188,56 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 	return VK_SUCCESS;
 }
 
+/* MEMFD: the layer maps the memfd and imports the mapping as host memory,
+ * keeping it until the application frees the VkDeviceMemory. Host-pointer
+ * imports are never dedicated, and use a memory type the pointer allows
+ * (the application's, when it does). Takes fd. */
+static VkResult import_host_memory(struct layer_device *device, const VkMemoryAllocateInfo *info, uint64_t size,
+                                   int fd, const VkAllocationCallbacks *allocator, VkDeviceMemory *out_memory)
+{
+	const VkExternalMemoryHandleTypeFlagBits handle_bit = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	if (size > SIZE_MAX || size % device->host_pointer_alignment || info->allocationSize > size) {
+		close(fd);
+		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	}
+	void *pointer = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (pointer == MAP_FAILED)
+		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	VkMemoryHostPointerPropertiesEXT host = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+	VkResult result =
+		device->next.GetMemoryHostPointerPropertiesEXT(device->handle, handle_bit, pointer, &host);
+	VkMemoryAllocateInfo down = *info;
+	if (result == VK_SUCCESS && !(host.memoryTypeBits & (1u << info->memoryTypeIndex)))
+		down.memoryTypeIndex = host.memoryTypeBits ? (uint32_t)__builtin_ctz(host.memoryTypeBits) : 0;
+	if (result != VK_SUCCESS || !host.memoryTypeBits) {
+		munmap(pointer, (size_t)size);
+		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	}
+	/* Whole host-pointer granules: the pointer is page-aligned and the
+	 * memfd's size a multiple of the import alignment. */
+	down.allocationSize = size;
+	struct chain_cut ours = chain_remove(&down.pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA);
+	struct chain_cut dedicated = chain_remove(&down.pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+	const VkImportMemoryHostPointerInfoEXT import = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+		.pNext = down.pNext,
+		.handleType = handle_bit,
+		.pHostPointer = pointer,
+	};
+	down.pNext = &import;
+	result = device->next.AllocateMemory(device->handle, &down, allocator, out_memory);
+	chain_restore(dedicated);
+	chain_restore(ours);
+	if (result == VK_SUCCESS && !layer_host_mapping_add(device, *out_memory, pointer, (size_t)size)) {
+		device->next.FreeMemory(device->handle, *out_memory, allocator);
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	if (result != VK_SUCCESS)
+		munmap(pointer, (size_t)size);
+	return result;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, const VkMemoryAllocateInfo *info,
                                                           const VkAllocationCallbacks *allocator,
                                                           VkDeviceMemory *out_memory)
@@ -214,9 +271,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 	/* An opaque import repeats the export's size, the image's. */
 	if (handle_type == UDA_HANDLE_TYPE_OPAQUE_FD ? info->allocationSize != m.size : info->allocationSize > m.size)
 		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	/* The image was made with this handle type by layer_CreateImage. */
 	int fd = -1;
 	if (uda_allocation_export(uda_info->allocation, handle_type, &fd) != UDA_SUCCESS)
 		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	if (handle_type == UDA_HANDLE_TYPE_MEMFD)
+		return import_host_memory(device, info, m.size, fd, allocator, out_memory);
 
 	VkMemoryAllocateInfo down = *info;
 	struct chain_cut ours = chain_remove(&down.pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA);
@@ -235,11 +295,27 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 	return result;
 }
 
+static VKAPI_ATTR void VKAPI_CALL layer_FreeMemory(VkDevice handle, VkDeviceMemory memory,
+                                                  const VkAllocationCallbacks *allocator)
+{
+	struct layer_device *device = layer_device_find(dispatch_key(handle));
+	if (!device)
+		return;
+	device->next.FreeMemory(handle, memory, allocator);
+	struct layer_host_mapping *mapping = memory ? layer_host_mapping_take(device, memory) : NULL;
+	if (mapping) {
+		munmap(mapping->pointer, mapping->size);
+		free(mapping);
+	}
+}
+
 PFN_vkVoidFunction layer_import_command(const char *name)
 {
 	if (strcmp(name, "vkCreateImage") == 0)
 		return (PFN_vkVoidFunction)layer_CreateImage;
 	if (strcmp(name, "vkAllocateMemory") == 0)
 		return (PFN_vkVoidFunction)layer_AllocateMemory;
+	if (strcmp(name, "vkFreeMemory") == 0)
+		return (PFN_vkVoidFunction)layer_FreeMemory;
 	return NULL;
 }

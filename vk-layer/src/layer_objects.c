@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "layer_objects.h"
 
@@ -88,5 +89,47 @@ struct layer_device *layer_device_find(void *key)
 
 void layer_device_remove(struct layer_device *device)
 {
+	/* Memory the application never freed goes with the device; so do
+	 * the mappings behind it. */
+	pthread_mutex_lock(&registry_lock);
+	struct layer_host_mapping *mapping = device->host_mappings;
+	device->host_mappings = NULL;
+	pthread_mutex_unlock(&registry_lock);
+	while (mapping) {
+		struct layer_host_mapping *next = mapping->next;
+		munmap(mapping->pointer, mapping->size);
+		free(mapping);
+		mapping = next;
+	}
 	remove_node(&devices, device);
+}
+
+bool layer_host_mapping_add(struct layer_device *device, VkDeviceMemory memory, void *pointer, size_t size)
+{
+	struct layer_host_mapping *mapping = calloc(1, sizeof(*mapping));
+	if (!mapping)
+		return false;
+	mapping->memory = memory;
+	mapping->pointer = pointer;
+	mapping->size = size;
+	pthread_mutex_lock(&registry_lock);
+	mapping->next = device->host_mappings;
+	device->host_mappings = mapping;
+	pthread_mutex_unlock(&registry_lock);
+	return true;
+}
+
+struct layer_host_mapping *layer_host_mapping_take(struct layer_device *device, VkDeviceMemory memory)
+{
+	struct layer_host_mapping *found = NULL;
+	pthread_mutex_lock(&registry_lock);
+	for (struct layer_host_mapping **link = &device->host_mappings; *link; link = &(*link)->next) {
+		if ((*link)->memory == memory) {
+			found = *link;
+			*link = found->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return found;
 }

@@ -31,7 +31,12 @@ struct layer_device {
 	bool extension_enabled; /* VK_UDA_external_allocation */
 	/* What the driver underneath has enabled, and who it is: an opaque
 	 * fd only travels between equal device and driver UUIDs. */
-	bool has_opaque_fd, has_dma_buf, has_modifiers;
+	bool has_opaque_fd, has_dma_buf, has_modifiers, has_host_memory;
+	VkDeviceSize host_pointer_alignment;
+	/* Host memory imported from memfds: mapped by the layer until the
+	 * application frees the VkDeviceMemory. Guarded by the registry's
+	 * lock (layer_host_mapping_*). */
+	struct layer_host_mapping *host_mappings;
 	uint8_t device_uuid[VK_UUID_SIZE];
 	uint8_t driver_uuid[VK_UUID_SIZE];
 };
@@ -46,6 +51,18 @@ static inline void *dispatch_key(const void *handle)
 struct layer_instance *layer_instance_add(void *key);
 struct layer_instance *layer_instance_find(void *key);
 void layer_instance_remove(struct layer_instance *instance);
+
+struct layer_host_mapping {
+	struct layer_host_mapping *next;
+	VkDeviceMemory memory;
+	void *pointer;
+	size_t size;
+};
+
+/* Remembers, or takes back (returns NULL if unknown), the mapping behind
+ * a memory object of the device. */
+bool layer_host_mapping_add(struct layer_device *device, VkDeviceMemory memory, void *pointer, size_t size);
+struct layer_host_mapping *layer_host_mapping_take(struct layer_device *device, VkDeviceMemory memory);
 
 struct layer_device *layer_device_add(void *key);
 struct layer_device *layer_device_find(void *key);
