@@ -291,6 +291,106 @@ TEST_F(LayerImport, SystemMemoryReachesTheApplicationsImage)
 	EXPECT_EQ(open_fd_count(), fds_before);
 }
 
+// Export: memory the application allocated exportable becomes an fd and uda
+// metadata, which GL imports through the core and reads.
+TEST_F(LayerImport, ApplicationExportsItsMemoryGlReadsEveryPixel)
+{
+	const int fds_before = open_fd_count();
+	{
+		VkExternalMemoryImageCreateInfo external = {VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+		external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+		VkImageCreateInfo info = image_info(nullptr);
+		info.pNext = &external;
+		info.tiling = VK_IMAGE_TILING_OPTIMAL;
+		VkImage image = VK_NULL_HANDLE;
+		ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
+		VkMemoryRequirements requirements;
+		vkGetImageMemoryRequirements(device, image, &requirements);
+		VkMemoryDedicatedAllocateInfo dedicated = {VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+		dedicated.image = image;
+		VkExportMemoryAllocateInfo export_info = {VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, &dedicated,
+		                                          VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+		VkMemoryAllocateInfo allocate = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info, requirements.size,
+		                                 static_cast<uint32_t>(__builtin_ctz(requirements.memoryTypeBits))};
+		VkDeviceMemory memory = VK_NULL_HANDLE;
+		ASSERT_EQ(vkAllocateMemory(device, &allocate, nullptr, &memory), VK_SUCCESS);
+		ASSERT_EQ(vkBindImageMemory(device, image, memory, 0), VK_SUCCESS);
+
+		uda_vulkan_native app = {};
+		app.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+		app.physical_device = physical;
+		app.device = device;
+		{
+			VulkanCommands commands(app);
+			void *mapped = nullptr;
+			VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
+			auto *pixels = static_cast<uint32_t *>(mapped);
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					pixels[y * kWidth + x] = pattern(x, y);
+			commands.image_barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+			                       VK_ACCESS_TRANSFER_WRITE_BIT);
+			VkBufferImageCopy region = {};
+			region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+			region.imageExtent = {kWidth, kHeight, 1};
+			vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+			                       &region);
+			commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+			                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, 0, VK_QUEUE_FAMILY_EXTERNAL);
+			commands.submit_and_wait();
+		}
+
+		auto export_memory =
+			reinterpret_cast<PFN_vkExportMemoryUdaUDA>(vkGetDeviceProcAddr(device, "vkExportMemoryUdaUDA"));
+		ASSERT_NE(export_memory, nullptr);
+		VkMemoryUdaExportInfoUDA export_request = {VK_STRUCTURE_TYPE_MEMORY_UDA_EXPORT_INFO_UDA, nullptr, memory,
+		                                           image, UDA_HANDLE_TYPE_OPAQUE_FD};
+		size_t size = 0;
+		int fd = -1;
+		ASSERT_EQ(export_memory(device, &export_request, &fd, &size, nullptr), VK_SUCCESS);
+		EXPECT_EQ(fd, -1);
+		std::vector<uint8_t> metadata(size);
+		size_t short_size = size - 1;
+		EXPECT_EQ(export_memory(device, &export_request, &fd, &short_size, metadata.data()), VK_INCOMPLETE);
+		EXPECT_EQ(fd, -1);
+		ASSERT_EQ(export_memory(device, &export_request, &fd, &size, metadata.data()), VK_SUCCESS);
+		ASSERT_GE(fd, 0);
+		// Memory the layer did not see made exportable is refused.
+		VkMemoryUdaExportInfoUDA unknown = export_request;
+		unknown.image = VK_NULL_HANDLE;
+		int other = -1;
+		EXPECT_EQ(export_memory(device, &unknown, &other, &size, metadata.data()), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+		unknown = export_request;
+		unknown.handleType = UDA_HANDLE_TYPE_DMA_BUF;
+		EXPECT_EQ(export_memory(device, &unknown, &other, &size, metadata.data()), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+
+		uda_allocation *in_gl = nullptr;
+		ASSERT_EQ(uda_import_serialized(gl, fd, metadata.data(), metadata.size(), &in_gl), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		close(fd);
+		AllocationPtr owned(in_gl);
+		uda_gl_native native = {};
+		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
+		ASSERT_EQ(uda_allocation_get_native(in_gl, &native), UDA_SUCCESS);
+		{
+			SharedGlContext context(native);
+			GLuint fbo = context.framebuffer_for(native.texture);
+			std::vector<uint32_t> pixels(kWidth * kHeight);
+			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+			size_t wrong = 0;
+			for (uint32_t y = 0; y < kHeight; y++)
+				for (uint32_t x = 0; x < kWidth; x++)
+					wrong += pixels[y * kWidth + x] != pattern(x, y);
+			EXPECT_EQ(wrong, 0u);
+			glDeleteFramebuffers(1, &fbo);
+		}
+		owned.reset();
+		vkDestroyImage(device, image, nullptr);
+		vkFreeMemory(device, memory, nullptr);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
 TEST_F(LayerImport, BadStructsGiveVulkanErrors)
 {
 	const int fds_before = open_fd_count();

@@ -18,6 +18,7 @@
 #include <uda/uda_backend.h>
 #include <vulkan/vk_uda.h>
 
+#include "layer_export.h"
 #include "layer_import.h"
 #include "layer_objects.h"
 
@@ -125,8 +126,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 		return VK_ERROR_INITIALIZATION_FAILED;
 	const VkImageUdaAllocationCreateInfoUDA *uda_info = (const VkImageUdaAllocationCreateInfoUDA *)find_in_chain(
 		info->pNext, VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA, NULL);
-	if (!uda_info)
-		return device->next.CreateImage(handle, info, allocator, out_image);
+	if (!uda_info) {
+		VkResult result = device->next.CreateImage(handle, info, allocator, out_image);
+		if (result == VK_SUCCESS)
+			layer_export_note_image(device, info, *out_image);
+		return result;
+	}
 	if (!uda_info->allocation)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
@@ -247,8 +252,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 		return VK_ERROR_INITIALIZATION_FAILED;
 	const VkImportMemoryUdaAllocationInfoUDA *uda_info = (const VkImportMemoryUdaAllocationInfoUDA *)find_in_chain(
 		info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA, NULL);
-	if (!uda_info)
-		return device->next.AllocateMemory(handle, info, allocator, out_memory);
+	if (!uda_info) {
+		VkResult result = device->next.AllocateMemory(handle, info, allocator, out_memory);
+		if (result == VK_SUCCESS)
+			layer_export_note_memory(device, info, *out_memory);
+		return result;
+	}
 	const VkMemoryDedicatedAllocateInfo *dedicated = (const VkMemoryDedicatedAllocateInfo *)find_in_chain(
 		info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, NULL);
 	if (!uda_info->allocation || !dedicated || dedicated->image == VK_NULL_HANDLE)
@@ -302,6 +311,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_FreeMemory(VkDevice handle, VkDeviceMemo
 	if (!device)
 		return;
 	device->next.FreeMemory(handle, memory, allocator);
+	if (memory)
+		layer_export_memory_remove(device, memory);
 	struct layer_host_mapping *mapping = memory ? layer_host_mapping_take(device, memory) : NULL;
 	if (mapping) {
 		munmap(mapping->pointer, mapping->size);
@@ -311,6 +322,9 @@ static VKAPI_ATTR void VKAPI_CALL layer_FreeMemory(VkDevice handle, VkDeviceMemo
 
 PFN_vkVoidFunction layer_import_command(const char *name)
 {
+	PFN_vkVoidFunction exported = layer_export_command(name);
+	if (exported)
+		return exported;
 	if (strcmp(name, "vkCreateImage") == 0)
 		return (PFN_vkVoidFunction)layer_CreateImage;
 	if (strcmp(name, "vkAllocateMemory") == 0)

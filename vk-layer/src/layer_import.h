@@ -5,7 +5,9 @@
 
 #include <vulkan/vulkan_core.h>
 
-/* The layer's vkCreateImage / vkAllocateMemory for `name`, or NULL. */
+/* The layer's function for `name` among those of the extension
+ * (vkCreateImage, vkAllocateMemory, vkFreeMemory, and the export half's),
+ * or NULL. */
 PFN_vkVoidFunction layer_import_command(const char *name);
 
 #endif

@@ -101,6 +101,14 @@ void layer_device_remove(struct layer_device *device)
 		free(mapping);
 		mapping = next;
 	}
+	for (struct layer_export_image *i = device->export_images, *next; i; i = next) {
+		next = i->next;
+		free(i);
+	}
+	for (struct layer_export_memory *m = device->export_memories, *next; m; m = next) {
+		next = m->next;
+		free(m);
+	}
 	remove_node(&devices, device);
 }
 
@@ -133,3 +141,47 @@ struct layer_host_mapping *layer_host_mapping_take(struct layer_device *device, 
 	pthread_mutex_unlock(&registry_lock);
 	return found;
 }
+
+/* The export records: short lists per device, under the registry lock. */
+#define DEFINE_EXPORT_RECORDS(kind, field, key_type, key)                                                             \
+	bool layer_export_##kind##_add(struct layer_device *device, const struct layer_export_##kind *record)         \
+	{                                                                                                              \
+		struct layer_export_##kind *copy = malloc(sizeof(*copy));                                              \
+		if (!copy)                                                                                             \
+			return false;                                                                                  \
+		*copy = *record;                                                                                       \
+		pthread_mutex_lock(&registry_lock);                                                                    \
+		copy->next = device->field;                                                                            \
+		device->field = copy;                                                                                  \
+		pthread_mutex_unlock(&registry_lock);                                                                  \
+		return true;                                                                                           \
+	}                                                                                                              \
+	bool layer_export_##kind##_find(struct layer_device *device, key_type handle, struct layer_export_##kind *out) \
+	{                                                                                                              \
+		bool found = false;                                                                                    \
+		pthread_mutex_lock(&registry_lock);                                                                    \
+		for (struct layer_export_##kind *r = device->field; r && !found; r = r->next) {                        \
+			if (r->key == handle) {                                                                        \
+				*out = *r;                                                                             \
+				found = true;                                                                          \
+			}                                                                                              \
+		}                                                                                                      \
+		pthread_mutex_unlock(&registry_lock);                                                                  \
+		return found;                                                                                          \
+	}                                                                                                              \
+	void layer_export_##kind##_remove(struct layer_device *device, key_type handle)                              \
+	{                                                                                                              \
+		pthread_mutex_lock(&registry_lock);                                                                    \
+		for (struct layer_export_##kind **link = &device->field; *link; link = &(*link)->next) {               \
+			if ((*link)->key == handle) {                                                                  \
+				struct layer_export_##kind *gone = *link;                                              \
+				*link = gone->next;                                                                    \
+				free(gone);                                                                            \
+				break;                                                                                 \
+			}                                                                                              \
+		}                                                                                                      \
+		pthread_mutex_unlock(&registry_lock);                                                                  \
+	}
+
+DEFINE_EXPORT_RECORDS(image, export_images, VkImage, image)
+DEFINE_EXPORT_RECORDS(memory, export_memories, VkDeviceMemory, memory)

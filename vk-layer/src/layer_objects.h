@@ -37,6 +37,10 @@ struct layer_device {
 	 * application frees the VkDeviceMemory. Guarded by the registry's
 	 * lock (layer_host_mapping_*). */
 	struct layer_host_mapping *host_mappings;
+	/* Images and memory the application made exportable, for
+	 * vkExportMemoryUdaUDA (layer_export_*). */
+	struct layer_export_image *export_images;
+	struct layer_export_memory *export_memories;
 	uint8_t device_uuid[VK_UUID_SIZE];
 	uint8_t driver_uuid[VK_UUID_SIZE];
 };
@@ -63,6 +67,31 @@ struct layer_host_mapping {
  * a memory object of the device. */
 bool layer_host_mapping_add(struct layer_device *device, VkDeviceMemory memory, void *pointer, size_t size);
 struct layer_host_mapping *layer_host_mapping_take(struct layer_device *device, VkDeviceMemory memory);
+
+struct layer_export_image {
+	struct layer_export_image *next;
+	VkImage image;
+	VkFormat format;
+	VkExtent3D extent;
+	VkImageTiling tiling;
+	VkExternalMemoryHandleTypeFlags handles;
+};
+
+struct layer_export_memory {
+	struct layer_export_memory *next;
+	VkDeviceMemory memory;
+	VkDeviceSize size;
+	VkExternalMemoryHandleTypeFlags handles;
+	VkImage image; /* the dedicated image */
+};
+
+/* Records are copied in; find copies out (false if unknown). */
+bool layer_export_image_add(struct layer_device *device, const struct layer_export_image *image);
+bool layer_export_image_find(struct layer_device *device, VkImage image, struct layer_export_image *out);
+void layer_export_image_remove(struct layer_device *device, VkImage image);
+bool layer_export_memory_add(struct layer_device *device, const struct layer_export_memory *memory);
+bool layer_export_memory_find(struct layer_device *device, VkDeviceMemory memory, struct layer_export_memory *out);
+void layer_export_memory_remove(struct layer_device *device, VkDeviceMemory memory);
 
 struct layer_device *layer_device_add(void *key);
 struct layer_device *layer_device_find(void *key);

@@ -7,8 +7,9 @@
  * memory with two structs; the layer picks the handle type (an opaque fd
  * between devices of one driver, else a dma-buf), exports it from the
  * allocation and hands the driver the ordinary external-memory structs.
- * Export of Vulkan memory and the capability query come next (see
- * vk-layer/README.md).
+ * vkExportMemoryUdaUDA goes the other way: an fd and uda metadata for
+ * memory the application allocated exportable. The capability query comes
+ * next (see vk-layer/README.md).
  */
 #ifndef VK_UDA_H_
 #define VK_UDA_H_ 1
@@ -32,6 +33,7 @@ extern "C" {
 #define VK_UDA_STRUCTURE_TYPE_BASE 1900000000
 #define VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 0))
 #define VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 1))
+#define VK_STRUCTURE_TYPE_MEMORY_UDA_EXPORT_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 2))
 
 /* Chained to VkImageCreateInfo: the image is the one the allocation's
  * memory holds. imageType 2D, format (the allocation's fourcc's VkFormat),
@@ -61,6 +63,31 @@ typedef struct VkImportMemoryUdaAllocationInfoUDA {
 	const void *pNext;
 	uda_allocation *allocation;
 } VkImportMemoryUdaAllocationInfoUDA;
+
+/* Export: what a uda device in this or another process needs to import
+ * memory the application allocated. The memory must have been allocated
+ * with VkExportMemoryAllocateInfo including the handle type (OPAQUE_FD or
+ * DMA_BUF) and a VkMemoryDedicatedAllocateInfo naming `image`, itself
+ * created with VkExternalMemoryImageCreateInfo of that handle type, 2D,
+ * one mip level, one layer, one sample, optimal or linear tiling, of a
+ * format uda's table has. */
+typedef struct VkMemoryUdaExportInfoUDA {
+	VkStructureType sType; /* VK_STRUCTURE_TYPE_MEMORY_UDA_EXPORT_INFO_UDA */
+	const void *pNext;
+	VkDeviceMemory memory;
+	VkImage image;
+	uda_handle_type handleType; /* UDA_HANDLE_TYPE_OPAQUE_FD or _DMA_BUF */
+} VkMemoryUdaExportInfoUDA;
+
+/* Two calls: with pMetadata NULL, *pMetadataSize receives the size of the
+ * serialized metadata (uda_allocation_metadata_serialize's format) and no
+ * fd is made; with a buffer, the metadata is written and *pFd receives a
+ * new fd (close-on-exec, the caller's) of the handle type. Pass both to
+ * uda_import_serialized on the importing device. VK_INCOMPLETE when the
+ * buffer is too small (nothing else written); VK_ERROR_INVALID_EXTERNAL_HANDLE
+ * for memory or images the layer did not see made exportable. */
+typedef VkResult(VKAPI_PTR *PFN_vkExportMemoryUdaUDA)(VkDevice device, const VkMemoryUdaExportInfoUDA *pInfo,
+                                                     int *pFd, size_t *pMetadataSize, void *pMetadata);
 
 #ifdef __cplusplus
 }
