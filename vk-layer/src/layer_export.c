@@ -71,6 +71,14 @@ void layer_export_note_memory(struct layer_device *device, const VkMemoryAllocat
 static pthread_once_t context_once = PTHREAD_ONCE_INIT;
 static uda_context *export_context;
 
+/* With the module: the loader unloads layers when their last instance
+ * goes, and whatever stays loaded ends with the process. */
+__attribute__((destructor)) static void destroy_export_context(void)
+{
+	uda_context_destroy(export_context);
+	export_context = NULL;
+}
+
 static void create_export_context(void)
 {
 	const uda_context_create_info info = {
