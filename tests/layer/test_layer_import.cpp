@@ -391,6 +391,53 @@ TEST_F(LayerImport, ApplicationExportsItsMemoryGlReadsEveryPixel)
 	EXPECT_EQ(open_fd_count(), fds_before);
 }
 
+// The physical-device half: which uda device a VkPhysicalDevice is, and
+// its capability sets asked in Vulkan terms, ready to negotiate with GL.
+TEST_F(LayerImport, PhysicalDeviceQueriesSpeakVulkan)
+{
+	auto get_device = reinterpret_cast<PFN_vkGetPhysicalDeviceUdaDeviceUDA>(
+		vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceUdaDeviceUDA"));
+	auto get_sets = reinterpret_cast<PFN_vkGetPhysicalDeviceUdaCapabilitySetsUDA>(
+		vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceUdaCapabilitySetsUDA"));
+	ASSERT_NE(get_device, nullptr);
+	ASSERT_NE(get_sets, nullptr);
+	uda_device *found = nullptr;
+	ASSERT_EQ(get_device(physical, ctx.get(), &found), VK_SUCCESS);
+	EXPECT_EQ(found, vulkan);
+	EXPECT_EQ(get_device(physical, nullptr, &found), VK_ERROR_INITIALIZATION_FAILED);
+
+	VkUdaCapabilityQueryUDA query = {VK_STRUCTURE_TYPE_UDA_CAPABILITY_QUERY_UDA, nullptr, ctx.get(),
+	                                 VK_FORMAT_R8G8B8A8_UNORM, {kWidth, kHeight},
+	                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT};
+	uda_capability_set_list *sets = nullptr;
+	ASSERT_EQ(get_sets(physical, &query, &sets), VK_SUCCESS);
+	ListPtr owned(sets);
+	uda_capability layout = {};
+	ASSERT_EQ(uda_capability_set_list_get_layout(sets, 0, &layout), UDA_SUCCESS);
+	EXPECT_EQ(layout.name, UDA_CAPABILITY_LAYOUT_OPAQUE);
+	// What the Vulkan side offers meets GL's sampling.
+	const uda_usage_atom gl_atoms[] = {atom(UDA_USAGE_SAMPLED)};
+	const uda_usage gl_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, gl_atoms};
+	uda_capability_set_list *gl_sets = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(gl, &assertion, &gl_usage, &gl_sets), UDA_SUCCESS);
+	ListPtr owned_gl(gl_sets);
+	uda_capability_set_list *common = nullptr;
+	ASSERT_EQ(uda_capability_set_list_intersect(sets, gl_sets, &common), UDA_SUCCESS);
+	ListPtr owned_common(common);
+	uint32_t count = 0;
+	ASSERT_EQ(uda_capability_set_list_get_count(common, &count), UDA_SUCCESS);
+	EXPECT_GE(count, 1u);
+
+	query.usage = VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
+	EXPECT_EQ(get_sets(physical, &query, &sets), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	query.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+	query.format = VK_FORMAT_BC1_RGB_UNORM_BLOCK;
+	EXPECT_EQ(get_sets(physical, &query, &sets), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	query.format = VK_FORMAT_R8G8B8A8_UNORM;
+	query.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+	EXPECT_EQ(get_sets(physical, &query, &sets), VK_ERROR_INITIALIZATION_FAILED);
+}
+
 TEST_F(LayerImport, BadStructsGiveVulkanErrors)
 {
 	const int fds_before = open_fd_count();

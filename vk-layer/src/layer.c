@@ -20,6 +20,7 @@
 #include <vulkan/vk_uda.h>
 
 #include "layer_import.h"
+#include "layer_query.h"
 #include "layer_objects.h"
 
 #define LAYER_NAME "VK_LAYER_UDA_allocator"
@@ -77,6 +78,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 	if (!link || !link->u.pLayerInfo)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_GetPhysicalDeviceProcAddr next_gpdpa = link->u.pLayerInfo->pfnNextGetPhysicalDeviceProcAddr;
 	PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(VK_NULL_HANDLE, "vkCreateInstance");
 	if (!next_create)
 		return VK_ERROR_INITIALIZATION_FAILED;
@@ -95,6 +97,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 	}
 	instance->handle = *out_instance;
 	instance->next_gipa = next_gipa;
+	instance->next_gpdpa = next_gpdpa;
 	uda_layer_instance_dispatch_init(&instance->next, next_gipa, *out_instance);
 	const VkApplicationInfo *application = info->pApplicationInfo;
 	instance->uda_internal = application && application->pEngineName &&
@@ -298,7 +301,24 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
 	if (!handle)
 		return NULL;
 	struct layer_instance *instance = layer_instance_find(dispatch_key(handle));
+	if (instance && !instance->uda_internal && (own = layer_query_command(name)))
+		return own;
 	return instance ? instance->next_gipa(handle, name) : NULL;
+}
+
+/* The loader asks here for physical-device commands it does not know,
+ * such as the extension's own. */
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(VkInstance handle, const char *name)
+{
+	if (!handle || !name)
+		return NULL;
+	struct layer_instance *instance = layer_instance_find(dispatch_key(handle));
+	if (!instance)
+		return NULL;
+	PFN_vkVoidFunction own = instance->uda_internal ? NULL : layer_query_command(name);
+	if (own)
+		return own;
+	return instance->next_gpdpa ? instance->next_gpdpa(handle, name) : NULL;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice handle, const char *name)
@@ -327,6 +347,6 @@ LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersi
 	version->loaderLayerInterfaceVersion = 2;
 	version->pfnGetInstanceProcAddr = layer_GetInstanceProcAddr;
 	version->pfnGetDeviceProcAddr = layer_GetDeviceProcAddr;
-	version->pfnGetPhysicalDeviceProcAddr = NULL;
+	version->pfnGetPhysicalDeviceProcAddr = layer_GetPhysicalDeviceProcAddr;
 	return VK_SUCCESS;
 }

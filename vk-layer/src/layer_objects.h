@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include <vulkan/vk_layer.h>
 #include <vulkan/vulkan_core.h>
 
 #include "uda_layer_dispatch_table.h"
@@ -15,6 +16,7 @@ struct layer_instance {
 	void *key;
 	VkInstance handle;
 	PFN_vkGetInstanceProcAddr next_gipa;
+	PFN_GetPhysicalDeviceProcAddr next_gpdpa; /* may be NULL */
 	struct uda_layer_instance_dispatch next;
 	/* The instance of uda's own Vulkan backend: the layer stays out. */
 	bool uda_internal;

@@ -8,8 +8,10 @@
  * between devices of one driver, else a dma-buf), exports it from the
  * allocation and hands the driver the ordinary external-memory structs.
  * vkExportMemoryUdaUDA goes the other way: an fd and uda metadata for
- * memory the application allocated exportable. The capability query comes
- * next (see vk-layer/README.md).
+ * memory the application allocated exportable. vkGetPhysicalDeviceUdaDeviceUDA
+ * and vkGetPhysicalDeviceUdaCapabilitySetsUDA connect a VkPhysicalDevice to
+ * the core, so a Vulkan application negotiates with other consumers in
+ * Vulkan terms.
  */
 #ifndef VK_UDA_H_
 #define VK_UDA_H_ 1
@@ -34,6 +36,7 @@ extern "C" {
 #define VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 0))
 #define VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 1))
 #define VK_STRUCTURE_TYPE_MEMORY_UDA_EXPORT_INFO_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 2))
+#define VK_STRUCTURE_TYPE_UDA_CAPABILITY_QUERY_UDA ((VkStructureType)(VK_UDA_STRUCTURE_TYPE_BASE + 3))
 
 /* Chained to VkImageCreateInfo: the image is the one the allocation's
  * memory holds. imageType 2D, format (the allocation's fourcc's VkFormat),
@@ -88,6 +91,34 @@ typedef struct VkMemoryUdaExportInfoUDA {
  * for memory or images the layer did not see made exportable. */
 typedef VkResult(VKAPI_PTR *PFN_vkExportMemoryUdaUDA)(VkDevice device, const VkMemoryUdaExportInfoUDA *pInfo,
                                                      int *pFd, size_t *pMetadataSize, void *pMetadata);
+
+/* The uda device of `context` that is this physical device: the one its
+ * Vulkan backend registered with the same device UUID. With it the
+ * application negotiates with GL, display or other consumers through the
+ * core (uda_negotiate, uda_negotiate_allocate). VK_ERROR_INITIALIZATION_FAILED
+ * if the context has no such device. */
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceUdaDeviceUDA)(VkPhysicalDevice physicalDevice,
+                                                                uda_context *context, uda_device **pDevice);
+
+/* What the device can do with an image of `format` and `extent` for
+ * `usage`, in Vulkan terms. */
+typedef struct VkUdaCapabilityQueryUDA {
+	VkStructureType sType; /* VK_STRUCTURE_TYPE_UDA_CAPABILITY_QUERY_UDA */
+	const void *pNext;
+	uda_context *context;
+	VkFormat format;
+	VkExtent2D extent;
+	/* COLOR_ATTACHMENT, SAMPLED, STORAGE, TRANSFER_SRC, TRANSFER_DST. */
+	VkImageUsageFlags usage;
+} VkUdaCapabilityQueryUDA;
+
+/* The device's capability sets for the query, best first, as a list the
+ * caller owns (uda_capability_set_list_destroy). VK_ERROR_FORMAT_NOT_SUPPORTED
+ * for a format uda's table lacks or usage it cannot express, or when the
+ * device offers nothing. */
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceUdaCapabilitySetsUDA)(VkPhysicalDevice physicalDevice,
+                                                                        const VkUdaCapabilityQueryUDA *pQuery,
+                                                                        uda_capability_set_list **pSets);
 
 #ifdef __cplusplus
 }
