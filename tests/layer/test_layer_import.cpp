@@ -438,30 +438,43 @@ TEST_F(LayerImport, PhysicalDeviceQueriesSpeakVulkan)
 	EXPECT_EQ(get_sets(physical, &query, &sets), VK_ERROR_INITIALIZATION_FAILED);
 }
 
-TEST_F(LayerImport, BadStructsGiveVulkanErrors)
+TEST_F(LayerImport, BadStructsGiveVulkanErrorsAndMessages)
 {
+	// Every refusal also reaches the application's debug-utils messenger.
+	auto expect_reported = [&](const char *fragment) {
+		ASSERT_FALSE(app_messages.empty()) << "no message for: " << fragment;
+		EXPECT_NE(app_messages.back().find(fragment), std::string::npos) << app_messages.back();
+		app_messages.clear();
+	};
 	const int fds_before = open_fd_count();
 	VkImage image = VK_NULL_HANDLE;
 	VkImageUdaAllocationCreateInfoUDA uda = {VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA, nullptr,
 	                                         nullptr};
 	VkImageCreateInfo info = image_info(&uda);
 	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_INITIALIZATION_FAILED);
+	expect_reported("allocation is NULL");
 	uda.allocation = allocation.get();
 	info.extent.width = kWidth + 1;
 	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	expect_reported("does not match its uda allocation");
 	info = image_info(&uda);
 	info.format = VK_FORMAT_B8G8R8A8_UNORM;
 	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	expect_reported("does not match its uda allocation");
 	info = image_info(&uda);
 	info.mipLevels = 2;
 	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	expect_reported("does not match its uda allocation");
 
 	info = image_info(&uda);
 	ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
 	VkDeviceMemory memory = VK_NULL_HANDLE;
 	EXPECT_EQ(import_memory(image, nullptr, &memory), VK_ERROR_INITIALIZATION_FAILED);
+	expect_reported("needs an allocation");
 	EXPECT_EQ(import_memory(image, allocation.get(), &memory, 0, false), VK_ERROR_INITIALIZATION_FAILED);
+	expect_reported("VkMemoryDedicatedAllocateInfo");
 	EXPECT_EQ(import_memory(image, allocation.get(), &memory, 4096), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+	expect_reported("allocationSize");
 	EXPECT_EQ(memory, VK_NULL_HANDLE);
 	vkDestroyImage(device, image, nullptr);
 	EXPECT_EQ(open_fd_count(), fds_before);

@@ -50,6 +50,15 @@ static const char *const underlying_extensions[] = {
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInstance instance, const char *name);
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device, const char *name);
 
+static bool has_name(const char *const *names, uint32_t count, const char *name)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		if (strcmp(names[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 static VkLayerInstanceCreateInfo *find_instance_link(const VkInstanceCreateInfo *info)
 {
 	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
@@ -102,7 +111,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 	const VkApplicationInfo *application = info->pApplicationInfo;
 	instance->uda_internal = application && application->pEngineName &&
 	                         strcmp(application->pEngineName, UDA_BACKEND_ENGINE_NAME) == 0;
+	instance->debug_utils = has_name(info->ppEnabledExtensionNames, info->enabledExtensionCount,
+	                                 VK_EXT_DEBUG_UTILS_EXTENSION_NAME) &&
+	                        instance->next.SubmitDebugUtilsMessageEXT;
 	return VK_SUCCESS;
+}
+
+VkResult layer_report(const struct layer_instance *instance, VkResult result, const char *message)
+{
+	if (instance && instance->debug_utils) {
+		const VkDebugUtilsMessengerCallbackDataEXT data = {
+			.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT,
+			.pMessageIdName = "VK_LAYER_UDA_allocator",
+			.pMessage = message,
+		};
+		instance->next.SubmitDebugUtilsMessageEXT(instance->handle, VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+		                                          VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT, &data);
+	}
+	return result;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance handle, const VkAllocationCallbacks *allocator)
@@ -117,14 +143,6 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance handle, const
 	destroy(handle, allocator);
 }
 
-static bool has_name(const char *const *names, uint32_t count, const char *name)
-{
-	for (uint32_t i = 0; i < count; i++) {
-		if (strcmp(names[i], name) == 0)
-			return true;
-	}
-	return false;
-}
 
 static bool device_has_extension(const struct layer_instance *instance, VkPhysicalDevice physical, const char *name)
 {

@@ -133,7 +133,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 		return result;
 	}
 	if (!uda_info->allocation)
-		return VK_ERROR_INITIALIZATION_FAILED;
+		return layer_report(device->instance, VK_ERROR_INITIALIZATION_FAILED,
+		                    "vkCreateImage: VkImageUdaAllocationCreateInfoUDA::allocation is NULL");
 
 	uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 	const uda_capability_set_list *set = NULL;
@@ -145,13 +146,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 	if (info->imageType != VK_IMAGE_TYPE_2D || info->format != (VkFormat)format.vk_format || !format.vk_format ||
 	    info->extent.width != m.width || info->extent.height != m.height || info->extent.depth != 1 ||
 	    info->mipLevels != 1 || info->arrayLayers != 1 || info->samples != VK_SAMPLE_COUNT_1_BIT)
-		return VK_ERROR_FORMAT_NOT_SUPPORTED;
+		return layer_report(device->instance, VK_ERROR_FORMAT_NOT_SUPPORTED,
+		                    "vkCreateImage: the image does not match its uda allocation (2D, the allocation's "
+		                    "format and extent, one mip level, layer and sample)");
 	uda_handle_type handle_type;
 	const VkExternalMemoryHandleTypeFlagBits handle_bit = choose_handle(device, &m, set, &handle_type);
 	VkImageCreateInfo down = *info;
 	uint64_t modifier = 0;
 	if (!handle_bit || !choose_tiling(device, set, handle_type, &down.tiling, &modifier))
-		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+		return layer_report(device->instance, VK_ERROR_INVALID_EXTERNAL_HANDLE,
+		                    "vkCreateImage: no handle type or layout brings this uda allocation to this device");
 
 	/* The layer's struct goes, and so does any external-memory struct of
 	 * the application's: the layer states the handle type itself. */
@@ -261,7 +265,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 	const VkMemoryDedicatedAllocateInfo *dedicated = (const VkMemoryDedicatedAllocateInfo *)find_in_chain(
 		info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, NULL);
 	if (!uda_info->allocation || !dedicated || dedicated->image == VK_NULL_HANDLE)
-		return VK_ERROR_INITIALIZATION_FAILED;
+		return layer_report(device->instance, VK_ERROR_INITIALIZATION_FAILED,
+		                    "vkAllocateMemory: VkImportMemoryUdaAllocationInfoUDA needs an allocation and a "
+		                    "VkMemoryDedicatedAllocateInfo naming its image");
 	/* Another import of the application's would contradict this one. */
 	if (find_in_chain(info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, NULL) ||
 	    find_in_chain(info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT, NULL) ||
@@ -279,7 +285,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
 	/* An opaque import repeats the export's size, the image's. */
 	if (handle_type == UDA_HANDLE_TYPE_OPAQUE_FD ? info->allocationSize != m.size : info->allocationSize > m.size)
-		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+		return layer_report(device->instance, VK_ERROR_INVALID_EXTERNAL_HANDLE,
+		                    "vkAllocateMemory: allocationSize does not match the uda allocation's size");
 	/* The image was made with this handle type by layer_CreateImage. */
 	int fd = -1;
 	if (uda_allocation_export(uda_info->allocation, handle_type, &fd) != UDA_SUCCESS)

@@ -20,7 +20,14 @@ struct layer_instance {
 	struct uda_layer_instance_dispatch next;
 	/* The instance of uda's own Vulkan backend: the layer stays out. */
 	bool uda_internal;
+	/* VK_EXT_debug_utils enabled: refusals are also reported as
+	 * messages (layer_report). */
+	bool debug_utils;
 };
+
+/* Reports why the layer refused a call, through the application's
+ * debug-utils messengers where it has any; returns `result`. */
+VkResult layer_report(const struct layer_instance *instance, VkResult result, const char *message);
 
 struct layer_device {
 	void *key;
