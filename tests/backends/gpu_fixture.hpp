@@ -10,6 +10,7 @@
 #include <cstring>
 #include <gtest/gtest.h>
 #include <mutex>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -240,6 +241,75 @@ private:
 inline uint32_t pattern(uint32_t x, uint32_t y)
 {
 	return (x & 0xff) | (y & 0xff) << 8 | ((x * 7 + y * 13) & 0xff) << 16 | 0xffu << 24;
+}
+
+// Copies pattern() into `image` of `device` (native names the device and
+// queue family) from a staging buffer, then releases the image to
+// "external" in GENERAL layout and waits: the producer finishes before
+// the hand-off.
+inline void vulkan_upload_pattern(const uda_vulkan_native &native, VkImage image, uint32_t width, uint32_t height)
+{
+	VulkanCommands commands(native);
+	void *mapped = nullptr;
+	VkBuffer staging = commands.host_buffer(width * height * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
+	auto *pixels = static_cast<uint32_t *>(mapped);
+	for (uint32_t y = 0; y < height; y++)
+		for (uint32_t x = 0; x < width; x++)
+			pixels[y * width + x] = pattern(x, y);
+	commands.image_barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+	                       VK_ACCESS_TRANSFER_WRITE_BIT);
+	VkBufferImageCopy region = {};
+	region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+	region.imageExtent = {width, height, 1};
+	vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+	commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+	                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, native.queue_family_index, VK_QUEUE_FAMILY_EXTERNAL);
+	commands.submit_and_wait();
+}
+
+// Reads the GL texture of an imported allocation back through a context
+// that shares the backend's, and counts the pixels that are not pattern().
+inline size_t gl_count_wrong_pixels(const uda_gl_native &native, uint32_t width, uint32_t height)
+{
+	SharedGlContext context(native);
+	GLuint fbo = context.framebuffer_for(native.texture);
+	std::vector<uint32_t> pixels(width * height);
+	glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA, GL_UNSIGNED_BYTE,
+	             pixels.data());
+	EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+	size_t wrong = 0;
+	for (uint32_t y = 0; y < height; y++)
+		for (uint32_t x = 0; x < width; x++)
+			wrong += pixels[y * width + x] != pattern(x, y);
+	glDeleteFramebuffers(1, &fbo);
+	return wrong;
+}
+
+// What crosses a process boundary, done in one: export as `type`,
+// serialize the metadata, import both on `device`.
+inline AllocationPtr import_through_fd(uda_context *ctx, uda_device *device, uda_allocation *source,
+                                       uda_handle_type type)
+{
+	size_t size = 0;
+	EXPECT_EQ(uda_allocation_serialize_metadata(source, type, nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> metadata(size);
+	EXPECT_EQ(uda_allocation_serialize_metadata(source, type, metadata.data(), size, &size), UDA_SUCCESS);
+	int fd = -1;
+	EXPECT_EQ(uda_allocation_export(source, type, &fd), UDA_SUCCESS) << uda_context_get_error(ctx);
+	uda_allocation *imported = nullptr;
+	EXPECT_EQ(uda_import_serialized(device, fd, metadata.data(), metadata.size(), &imported), UDA_SUCCESS)
+		<< uda_context_get_error(ctx);
+	if (fd >= 0)
+		close(fd);
+	return AllocationPtr(imported);
+}
+
+inline uda_gl_native gl_native_of(uda_allocation *allocation)
+{
+	uda_gl_native native = {};
+	native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
+	EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
+	return native;
 }
 
 } // namespace uda_test

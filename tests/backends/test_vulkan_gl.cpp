@@ -47,14 +47,7 @@ protected:
 
 	AllocationPtr import_into(uda_device *device, uda_allocation *source, uda_handle_type type)
 	{
-		std::vector<uint8_t> metadata = serialized(source, type);
-		int fd = -1;
-		EXPECT_EQ(uda_allocation_export(source, type, &fd), UDA_SUCCESS) << uda_context_get_error(ctx.get());
-		uda_allocation *imported = nullptr;
-		EXPECT_EQ(uda_import_serialized(device, fd, metadata.data(), metadata.size(), &imported), UDA_SUCCESS)
-			<< uda_context_get_error(ctx.get());
-		close(fd);
-		return AllocationPtr(imported);
+		return import_through_fd(ctx.get(), device, source, type);
 	}
 
 	static uda_vulkan_native vulkan_native(uda_allocation *allocation)
@@ -67,33 +60,12 @@ protected:
 
 	static uda_gl_native gl_native(uda_allocation *allocation)
 	{
-		uda_gl_native native = {};
-		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
-		EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
-		return native;
+		return gl_native_of(allocation);
 	}
 
-	// Uploads pattern() into the image with a buffer copy, then hands
-	// the image to "external" (GL) in GENERAL layout.
 	static void vulkan_write_pattern(const uda_vulkan_native &native)
 	{
-		VulkanCommands commands(native);
-		void *mapped = nullptr;
-		VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
-		auto *pixels = static_cast<uint32_t *>(mapped);
-		for (uint32_t y = 0; y < kHeight; y++)
-			for (uint32_t x = 0; x < kWidth; x++)
-				pixels[y * kWidth + x] = pattern(x, y);
-		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-		                       VK_ACCESS_TRANSFER_WRITE_BIT);
-		VkBufferImageCopy region = {};
-		region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-		region.imageExtent = {kWidth, kHeight, 1};
-		vkCmdCopyBufferToImage(commands.cmd(), staging, native.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-		                       &region);
-		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-		                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, native.queue_family_index, VK_QUEUE_FAMILY_EXTERNAL);
-		commands.submit_and_wait();
+		vulkan_upload_pattern(native, native.image, kWidth, kHeight);
 	}
 
 	// Copies the image out into a host buffer after acquiring it from
@@ -204,19 +176,7 @@ TEST_F(VulkanGl, VulkanWritesGlReadsEveryPixel)
 		const uda_gl_native native = gl_native(imported.get());
 		ASSERT_NE(native.texture, 0u);
 		ASSERT_NE(native.memory_object, 0u);
-		{
-			SharedGlContext context(native);
-			GLuint fbo = context.framebuffer_for(native.texture);
-			std::vector<uint32_t> pixels(kWidth * kHeight);
-			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-			ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
-			size_t wrong = 0;
-			for (uint32_t y = 0; y < kHeight; y++)
-				for (uint32_t x = 0; x < kWidth; x++)
-					wrong += pixels[y * kWidth + x] != pattern(x, y);
-			EXPECT_EQ(wrong, 0u) << "first pixel " << std::hex << pixels[0] << " expected " << pattern(0, 0);
-			glDeleteFramebuffers(1, &fbo);
-		}
+		EXPECT_EQ(gl_count_wrong_pixels(native, kWidth, kHeight), 0u);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before);
 }

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timing.h"
+
 #include <drm_fourcc.h>
 #include <uda/uda_backend.h>
 #include <uda/uda_gl.h>
@@ -62,25 +64,6 @@ struct bench {
 	VkQueue queue;
 	VkCommandPool pool;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *values, unsigned count)
-{
-	qsort(values, count, sizeof(*values), compare_u64);
-	return values[count / 2];
-}
 
 static int fail(const char *what, const struct bench *b)
 {
@@ -506,19 +489,19 @@ int main(int argc, char **argv)
 		/* Alternate who goes first: the second of a pair finds the
 		 * allocator's caches warm. */
 		bool ok_uda, ok_raw;
-		uint64_t t0 = now_ns(), t1, t2;
+		uint64_t t0 = bench_now_ns(), t1, t2;
 		if (r % 2) {
 			ok_uda = uda_round(&b);
-			t1 = now_ns();
+			t1 = bench_now_ns();
 			ok_raw = raw_round(&b);
-			t2 = now_ns();
+			t2 = bench_now_ns();
 			uda_ns[r] = t1 - t0;
 			raw_ns[r] = t2 - t1;
 		} else {
 			ok_raw = raw_round(&b);
-			t1 = now_ns();
+			t1 = bench_now_ns();
 			ok_uda = uda_round(&b);
-			t2 = now_ns();
+			t2 = bench_now_ns();
 			raw_ns[r] = t1 - t0;
 			uda_ns[r] = t2 - t1;
 		}
@@ -534,14 +517,14 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < rounds && status == 0; r++) {
 		const float red = (float)(r % 2);
 		produce(&b, &f, red);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 		handoff_zero_copy(&b, &f);
-		uint64_t t1 = now_ns();
+		uint64_t t1 = bench_now_ns();
 		const uint32_t zero_copy_pixel = gl_sample(&f, f.gl.texture);
 		produce(&b, &f, red);
-		uint64_t t2 = now_ns();
+		uint64_t t2 = bench_now_ns();
 		handoff_copy(&b, &f);
-		uint64_t t3 = now_ns();
+		uint64_t t3 = bench_now_ns();
 		const uint32_t copied_pixel = gl_sample(&f, f.copy_texture);
 		const uint32_t expected = (r % 2 ? 0xffu : 0) | 0x80u << 8 | 0x40u << 16 | 0xffu << 24;
 		if (zero_copy_pixel != expected || copied_pixel != expected) {
@@ -556,10 +539,10 @@ int main(int argc, char **argv)
 		frame_teardown(&b, &f);
 
 	if (status == 0) {
-		const double alloc_uda = (double)median(uda_ns, rounds) / 1e3;
-		const double alloc_raw = (double)median(raw_ns, rounds) / 1e3;
-		const double zero = (double)median(zero_ns, rounds) / 1e3;
-		const double copy = (double)median(copy_ns, rounds) / 1e3;
+		const double alloc_uda = (double)bench_median(uda_ns, rounds) / 1e3;
+		const double alloc_raw = (double)bench_median(raw_ns, rounds) / 1e3;
+		const double zero = (double)bench_median(zero_ns, rounds) / 1e3;
+		const double copy = (double)bench_median(copy_ns, rounds) / 1e3;
 		printf("uda-bench-alloc: %ux%u ABGR8888 on %s, median of %u interleaved rounds%s\n\n", WIDTH, HEIGHT,
 		       "lavapipe + llvmpipe", rounds, quick ? " (--quick: too few rounds to mean anything)" : "");
 		printf("%-44s %12s %12s %9s %8s %s\n", "operation", "uda (us)", "baseline (us)", "ratio", "target", "");

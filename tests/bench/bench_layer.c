@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timing.h"
+
 #include <drm_fourcc.h>
 #include <uda/uda.h>
 #include <vulkan/vk_uda.h>
@@ -41,25 +43,6 @@ struct app {
 	VkCommandPool pool;
 	VkCommandBuffer cmd;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_us(uint64_t *values, unsigned count)
-{
-	qsort(values, count, sizeof(*values), compare_u64);
-	return (double)values[count / 2] / 1e3;
-}
 
 static bool app_create(struct app *app, bool with_layer)
 {
@@ -241,19 +224,19 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < rounds && status == 0; r++) {
 		/* Alternate the order so neither always finds warm caches. */
 		struct app *first = r % 2 ? &with : &without, *second = r % 2 ? &without : &with;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 		plain_calls(first, 4);
-		uint64_t t1 = now_ns();
+		uint64_t t1 = bench_now_ns();
 		plain_calls(second, 4);
-		uint64_t t2 = now_ns();
+		uint64_t t2 = bench_now_ns();
 		(r % 2 ? plain_with : plain_without)[r] = t1 - t0;
 		(r % 2 ? plain_without : plain_with)[r] = t2 - t1;
 
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		bool ok = import_round(r % 2 ? &with : &without, allocation, r % 2);
-		t1 = now_ns();
+		t1 = bench_now_ns();
 		ok = ok && import_round(r % 2 ? &without : &with, allocation, !(r % 2));
-		t2 = now_ns();
+		t2 = bench_now_ns();
 		(r % 2 ? import_layer : import_raw)[r] = t1 - t0;
 		(r % 2 ? import_raw : import_layer)[r] = t2 - t1;
 		if (!ok) {
@@ -262,8 +245,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (status == 0) {
-		const double pw = median_us(plain_without, rounds), pl = median_us(plain_with, rounds);
-		const double ir = median_us(import_raw, rounds), il = median_us(import_layer, rounds);
+		const double pw = (double)bench_median(plain_without, rounds) / 1e3;
+		const double pl = (double)bench_median(plain_with, rounds) / 1e3;
+		const double ir = (double)bench_median(import_raw, rounds) / 1e3;
+		const double il = (double)bench_median(import_layer, rounds) / 1e3;
 		printf("uda-bench-layer: lavapipe, median of %u interleaved rounds%s\n\n", rounds,
 		       quick ? " (--quick: too few rounds to mean anything)" : "");
 		printf("%-52s %12s %12s %8s %8s\n", "operation", "layer (us)", "baseline (us)", "ratio", "target");

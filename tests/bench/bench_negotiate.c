@@ -37,6 +37,8 @@
 #include <drm_fourcc.h>
 #include <uda/uda.h>
 
+#include "bench_timing.h"
+
 #define CAPS_PER_SET            6u
 #define MAX_CONSTRAINTS_PER_SET 4u
 #define MAX_BENCH_PAYLOAD       16u
@@ -702,13 +704,6 @@ static bool verify_case(const struct bench_case *bc, uda_context *ctx, uint32_t 
 /* ------------------------------------------------------------------------ */
 /* Timing                                                                    */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int compare_double(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -720,13 +715,13 @@ static int compare_double(const void *x, const void *y)
 static bool run_batch(negotiate_fn fn, const struct bench_case *bc, uint64_t iterations, uint32_t expected,
                       uint64_t *out_ns)
 {
-	uint64_t start = now_ns();
+	uint64_t start = bench_now_ns();
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint32_t count;
 		if (!fn(bc, &count) || count != expected)
 			return false;
 	}
-	*out_ns = now_ns() - start;
+	*out_ns = bench_now_ns() - start;
 	return true;
 }
 

@@ -166,57 +166,12 @@ TEST_F(LayerImport, ApplicationWritesAUdaAllocationGlReadsEveryPixel)
 		app.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
 		app.physical_device = physical;
 		app.device = device;
-		app.queue_family_index = 0;
-		{
-			VulkanCommands commands(app);
-			void *mapped = nullptr;
-			VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
-			auto *pixels = static_cast<uint32_t *>(mapped);
-			for (uint32_t y = 0; y < kHeight; y++)
-				for (uint32_t x = 0; x < kWidth; x++)
-					pixels[y * kWidth + x] = pattern(x, y);
-			commands.image_barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-			                       VK_ACCESS_TRANSFER_WRITE_BIT);
-			VkBufferImageCopy region = {};
-			region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-			region.imageExtent = {kWidth, kHeight, 1};
-			vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-			                       &region);
-			commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-			                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, 0, VK_QUEUE_FAMILY_EXTERNAL);
-			commands.submit_and_wait();
-		}
+		vulkan_upload_pattern(app, image, kWidth, kHeight);
 
 		// GL, through the core, reads the same memory.
-		size_t size = 0;
-		ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, nullptr, 0, &size),
-		          UDA_SUCCESS);
-		std::vector<uint8_t> metadata(size);
-		ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, metadata.data(),
-		                                            size, &size),
-		          UDA_SUCCESS);
-		int fd = -1;
-		ASSERT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, &fd), UDA_SUCCESS);
-		uda_allocation *in_gl = nullptr;
-		ASSERT_EQ(uda_import_serialized(gl, fd, metadata.data(), metadata.size(), &in_gl), UDA_SUCCESS)
-			<< uda_context_get_error(ctx.get());
-		close(fd);
-		AllocationPtr owned(in_gl);
-		uda_gl_native native = {};
-		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
-		ASSERT_EQ(uda_allocation_get_native(in_gl, &native), UDA_SUCCESS);
-		{
-			SharedGlContext context(native);
-			GLuint fbo = context.framebuffer_for(native.texture);
-			std::vector<uint32_t> pixels(kWidth * kHeight);
-			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-			size_t wrong = 0;
-			for (uint32_t y = 0; y < kHeight; y++)
-				for (uint32_t x = 0; x < kWidth; x++)
-					wrong += pixels[y * kWidth + x] != pattern(x, y);
-			EXPECT_EQ(wrong, 0u);
-			glDeleteFramebuffers(1, &fbo);
-		}
+		AllocationPtr in_gl = import_through_fd(ctx.get(), gl, allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+		ASSERT_TRUE(in_gl);
+		EXPECT_EQ(gl_count_wrong_pixels(gl_native_of(in_gl.get()), kWidth, kHeight), 0u);
 		vkDestroyImage(device, image, nullptr);
 		vkFreeMemory(device, memory, nullptr);
 	}
@@ -320,25 +275,7 @@ TEST_F(LayerImport, ApplicationExportsItsMemoryGlReadsEveryPixel)
 		app.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
 		app.physical_device = physical;
 		app.device = device;
-		{
-			VulkanCommands commands(app);
-			void *mapped = nullptr;
-			VkBuffer staging = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &mapped);
-			auto *pixels = static_cast<uint32_t *>(mapped);
-			for (uint32_t y = 0; y < kHeight; y++)
-				for (uint32_t x = 0; x < kWidth; x++)
-					pixels[y * kWidth + x] = pattern(x, y);
-			commands.image_barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-			                       VK_ACCESS_TRANSFER_WRITE_BIT);
-			VkBufferImageCopy region = {};
-			region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-			region.imageExtent = {kWidth, kHeight, 1};
-			vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-			                       &region);
-			commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-			                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, 0, VK_QUEUE_FAMILY_EXTERNAL);
-			commands.submit_and_wait();
-		}
+		vulkan_upload_pattern(app, image, kWidth, kHeight);
 
 		auto export_memory =
 			reinterpret_cast<PFN_vkExportMemoryUdaUDA>(vkGetDeviceProcAddr(device, "vkExportMemoryUdaUDA"));
@@ -369,21 +306,7 @@ TEST_F(LayerImport, ApplicationExportsItsMemoryGlReadsEveryPixel)
 			<< uda_context_get_error(ctx.get());
 		close(fd);
 		AllocationPtr owned(in_gl);
-		uda_gl_native native = {};
-		native.type = UDA_STRUCTURE_TYPE_GL_NATIVE;
-		ASSERT_EQ(uda_allocation_get_native(in_gl, &native), UDA_SUCCESS);
-		{
-			SharedGlContext context(native);
-			GLuint fbo = context.framebuffer_for(native.texture);
-			std::vector<uint32_t> pixels(kWidth * kHeight);
-			glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-			size_t wrong = 0;
-			for (uint32_t y = 0; y < kHeight; y++)
-				for (uint32_t x = 0; x < kWidth; x++)
-					wrong += pixels[y * kWidth + x] != pattern(x, y);
-			EXPECT_EQ(wrong, 0u);
-			glDeleteFramebuffers(1, &fbo);
-		}
+		EXPECT_EQ(gl_count_wrong_pixels(gl_native_of(in_gl), kWidth, kHeight), 0u);
 		owned.reset();
 		vkDestroyImage(device, image, nullptr);
 		vkFreeMemory(device, memory, nullptr);
