@@ -388,6 +388,12 @@ TEST_F(LayerImport, BadStructsGiveVulkanErrorsAndMessages)
 	info.mipLevels = 2;
 	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
 	expect_reported("does not match its uda allocation");
+	// The exporter's image had no storage usage; an opaque import's image
+	// must be identical to it.
+	info = image_info(&uda);
+	info.usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+	EXPECT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_ERROR_FORMAT_NOT_SUPPORTED);
+	expect_reported("beyond those of the image");
 
 	info = image_info(&uda);
 	ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);

@@ -157,6 +157,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 		return layer_report(device->instance, VK_ERROR_INVALID_EXTERNAL_HANDLE,
 		                    "vkCreateImage: no handle type or layout brings this uda allocation to this device");
 
+	/* An opaque import needs the image the exporter made: where a Vulkan
+	 * device of this hardware made it, take its usage and flags, and
+	 * refuse usage beyond them. */
+	uda_capability params;
+	if (handle_type == UDA_HANDLE_TYPE_OPAQUE_FD &&
+	    uda_backend_find_capability(set, 0, UDA_VENDOR_API_BACKEND, UDA_CAPABILITY_VULKAN_IMAGE_PARAMS,
+	                                device->device_uuid, &params) &&
+	    params.length == UDA_CAPABILITY_VULKAN_IMAGE_PARAMS_SIZE) {
+		const uint8_t *p = params.payload;
+		const uint32_t usage = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+		const uint32_t flags = p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24;
+		if (info->usage & ~usage || info->flags & ~flags)
+			return layer_report(device->instance, VK_ERROR_FORMAT_NOT_SUPPORTED,
+			                    "vkCreateImage: usage or flags beyond those of the image the uda allocation "
+			                    "was exported from (an opaque import needs an identical image)");
+		down.usage = usage;
+		down.flags = flags;
+	}
+
 	/* The layer's struct goes, and so does any external-memory struct of
 	 * the application's: the layer states the handle type itself. */
 	struct chain_cut ours = chain_remove(&down.pNext, VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA);

@@ -10,14 +10,11 @@
 
 #define VULKAN_BACKEND_NAME "vulkan"
 
-/* Names of this backend's capabilities under UDA_VENDOR_API_BACKEND. */
-enum vulkan_capability_name {
-	/* LOCAL. payload: struct vulkan_image_params, little-endian. The image
-	 * parameters the device asked for, so that whichever of its sets is
-	 * chosen, its allocation or import creates the image the application
-	 * will use. */
-	VULKAN_CAPABILITY_IMAGE_PARAMS = 0x5601,
-};
+/* UDA_CAPABILITY_VULKAN_IMAGE_PARAMS (uda_backend.h), LOCAL: the image
+ * parameters the device asked for, so that whichever of its sets is
+ * chosen, its allocation or import creates the image the application
+ * will use. */
+#define VULKAN_CAPABILITY_IMAGE_PARAMS UDA_CAPABILITY_VULKAN_IMAGE_PARAMS
 
 /* Every usage usage_to_vulkan can produce. */
 #define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \

@@ -157,6 +157,15 @@ UDA_API bool uda_backend_find_capability(const uda_capability_set_list *set_list
  * by nature; the layout of each payload is the backend's own. */
 #define UDA_VENDOR_API_BACKEND 0xffffu
 
+/* LOCAL, vendor UDA_VENDOR_API_BACKEND: the Vulkan image an allocation of
+ * a Vulkan device holds. payload: u32 VkImageUsageFlags, u32
+ * VkImageCreateFlags, little-endian. The Vulkan backend writes it into its
+ * sets; VK_LAYER_UDA_allocator reads it so that an application's image of
+ * an OPAQUE_FD allocation is created identical to the exporter's, as
+ * opaque imports require. */
+#define UDA_CAPABILITY_VULKAN_IMAGE_PARAMS 0x5601u
+#define UDA_CAPABILITY_VULKAN_IMAGE_PARAMS_SIZE 8u
+
 /* Driver-private bytes of a LAYOUT_OPAQUE payload (after the 16-byte
  * driver UUID) that Vulkan and GL backends agree on: the layout the
  * driver gives an image of the assertion's format with the "optimal"
