@@ -69,7 +69,9 @@ static uda_result allocate_on(uda_device *device, const uda_assertion *assertion
 
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
-	result = device->impl->allocate(device->data, ctx, assertion, set, 0, &backend);
+	result = fault_injection_fires(&ctx->faults, ctx, FAULT_ALLOCATE)
+	                 ? UDA_ERROR_BACKEND
+	                 : device->impl->allocate(device->data, ctx, assertion, set, 0, &backend);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(set);
 		return result;
@@ -224,6 +226,8 @@ uda_result uda_allocation_export(uda_allocation *allocation, uda_handle_type han
 	uda_device *device = allocation->device;
 	if (!device->impl->export_fd)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not export", device->name);
+	if (fault_injection_fires(&ctx->faults, ctx, FAULT_EXPORT))
+		return UDA_ERROR_BACKEND;
 	int fd = -1;
 	result = device->impl->export_fd(device->data, ctx, allocation->backend.data, handle_type, &fd);
 	if (result != UDA_SUCCESS)
@@ -374,7 +378,9 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 	memset(&backend, 0, sizeof(backend));
 	*fd_open = false; /* from here on, closed below unless the backend keeps it */
 	const bool take_fd = info->flags & UDA_IMPORT_TAKE_FD;
-	result = device->impl->import(device->data, ctx, info->fd, take_fd, m, set, info->next, &backend);
+	result = fault_injection_fires(&ctx->faults, ctx, FAULT_IMPORT)
+	                 ? UDA_ERROR_BACKEND
+	                 : device->impl->import(device->data, ctx, info->fd, take_fd, m, set, info->next, &backend);
 	if (take_fd && !backend.took_fd)
 		close(info->fd); /* taken, and kept by nobody */
 	if (result != UDA_SUCCESS) {
@@ -434,6 +440,8 @@ uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void 
 	if (!uda_backend_set_has_u32(allocation->set, 0, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "the allocation's capability set does not make it mappable");
+	if (fault_injection_fires(&ctx->faults, ctx, FAULT_MAP))
+		return UDA_ERROR_BACKEND;
 	void *pointer = NULL;
 	result = device->impl->map(device->data, ctx, allocation->backend.data, access, &pointer);
 	if (result != UDA_SUCCESS)

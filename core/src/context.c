@@ -36,6 +36,7 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 		free(ctx);
 		return UDA_ERROR_OUT_OF_MEMORY;
 	}
+	fault_injection_init(&ctx->faults);
 	if (!info || !(info->flags & UDA_CONTEXT_CREATE_NO_BACKENDS))
 		backend_loader_load_all(ctx);
 	*out_context = ctx;

@@ -6,6 +6,8 @@
 
 #include <uda/uda_backend.h>
 
+#include "fault_injection.h"
+
 #define UDA_ERROR_MESSAGE_SIZE 512
 
 /* One thread's last error message on one context. Only its own thread
@@ -40,6 +42,9 @@ struct uda_context {
 
 	/* Backend modules in load order. */
 	struct uda_backend_module *modules;
+
+	/* UDA_FAULT_INJECT, for tests. */
+	struct fault_injection faults;
 };
 
 /* Shorthand used on every entry point for a NULL argument. */

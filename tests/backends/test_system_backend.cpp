@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +55,28 @@ uda_device *find_system_device(uda_context *ctx)
 	return nullptr;
 }
 
+// A child process after fork() must not start GPU drivers (the parent's
+// driver threads did not come along): it loads the system backend only,
+// from a folder holding just its manifest.
+uda_context *child_system_context()
+{
+	static char folder[] = "/tmp/uda-system-only-XXXXXX";
+	static bool made = false;
+	if (!made) {
+		if (!mkdtemp(folder))
+			return nullptr;
+		std::string command = std::string("cp ") + UDA_TEST_BACKEND_MANIFEST_DIR + "/system.json " + folder;
+		if (system(command.c_str()) != 0)
+			return nullptr;
+		made = true;
+		// Children leave through _exit, so only the test process cleans up.
+		atexit([] { std::system((std::string("rm -rf ") + folder).c_str()); });
+	}
+	setenv("UDA_BACKEND_PATH", folder, 1);
+	uda_context *ctx = nullptr;
+	return uda_context_create(nullptr, &ctx) == UDA_SUCCESS ? ctx : nullptr;
+}
+
 ContextPtr make_backend_context()
 {
 	use_build_tree_backends();
@@ -70,6 +93,8 @@ protected:
 
 	void SetUp() override
 	{
+		// Made before any fork, so children only read it.
+		uda_context_destroy(child_system_context());
 		ctx = make_backend_context();
 		device = find_system_device(ctx.get());
 		ASSERT_NE(device, nullptr) << "the system backend did not load";
@@ -208,8 +233,8 @@ TEST_F(SystemBackend, SharesMemoryWithAnotherProcess)
 	ASSERT_GE(child, 0);
 	if (child == 0) {
 		int status = 1;
-		uda_context *child_ctx = nullptr;
-		if (uda_context_create(nullptr, &child_ctx) == UDA_SUCCESS) {
+		uda_context *child_ctx = child_system_context();
+		if (child_ctx) {
 			uda_device *child_device = find_system_device(child_ctx);
 			uda_allocation *imported = nullptr;
 			void *view = nullptr;
@@ -249,6 +274,137 @@ TEST_F(SystemBackend, SharesMemoryWithAnotherProcess)
 			ASSERT_EQ(value, ~(y << 16 | x)) << x << "," << y;
 		}
 	}
+}
+
+// Sends bytes and one fd over a Unix socket, as a client would hand a
+// buffer to a compositor.
+bool send_buffer(int socket, const std::vector<uint8_t> &bytes, int fd)
+{
+	iovec iov = {const_cast<uint8_t *>(bytes.data()), bytes.size()};
+	alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+	msghdr message = {};
+	message.msg_iov = &iov;
+	message.msg_iovlen = 1;
+	message.msg_control = control;
+	message.msg_controllen = sizeof(control);
+	cmsghdr *header = CMSG_FIRSTHDR(&message);
+	header->cmsg_level = SOL_SOCKET;
+	header->cmsg_type = SCM_RIGHTS;
+	header->cmsg_len = CMSG_LEN(sizeof(int));
+	std::memcpy(CMSG_DATA(header), &fd, sizeof(int));
+	return sendmsg(socket, &message, 0) == static_cast<ssize_t>(bytes.size());
+}
+
+bool receive_buffer(int socket, std::vector<uint8_t> *bytes, int *fd)
+{
+	bytes->resize(4096);
+	iovec iov = {bytes->data(), bytes->size()};
+	alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+	msghdr message = {};
+	message.msg_iov = &iov;
+	message.msg_iovlen = 1;
+	message.msg_control = control;
+	message.msg_controllen = sizeof(control);
+	ssize_t n = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+	cmsghdr *header = CMSG_FIRSTHDR(&message);
+	if (n <= 0 || !header || header->cmsg_type != SCM_RIGHTS)
+		return false;
+	std::memcpy(fd, CMSG_DATA(header), sizeof(int));
+	bytes->resize(static_cast<size_t>(n));
+	return true;
+}
+
+// The producer process hands over a buffer and exits; what the consumer
+// imports afterwards still holds the producer's pixels.
+TEST_F(SystemBackend, ABufferOutlivesTheProcessThatMadeIt)
+{
+	int sockets[2];
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets), 0);
+	pid_t producer = fork();
+	ASSERT_GE(producer, 0);
+	if (producer == 0) {
+		close(sockets[0]);
+		int status = 1;
+		uda_context *child_ctx = child_system_context();
+		if (child_ctx) {
+			uda_device *child_system = find_system_device(child_ctx);
+			const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 32, 32, DRM_FORMAT_XRGB8888, 0};
+			const uda_device_usage devices[] = {{child_system, &cpu_usage}};
+			const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 1,
+			                                   devices};
+			uda_allocation *allocation = nullptr;
+			void *pointer = nullptr;
+			uint8_t metadata[1024];
+			size_t size = 0;
+			int fd = -1;
+			if (child_system &&
+			    uda_negotiate_allocate(child_ctx, &info, &allocation, nullptr, nullptr) == UDA_SUCCESS &&
+			    uda_allocation_map(allocation, UDA_ACCESS_WRITE, &pointer) == UDA_SUCCESS) {
+				std::memset(pointer, 0xc3, 32 * 32 * 4);
+				uda_allocation_unmap(allocation);
+				if (uda_allocation_serialize_metadata(allocation, UDA_HANDLE_TYPE_MEMFD, metadata, sizeof(metadata),
+				                                      &size) == UDA_SUCCESS &&
+				    uda_allocation_export(allocation, UDA_HANDLE_TYPE_MEMFD, &fd) == UDA_SUCCESS &&
+				    send_buffer(sockets[1], std::vector<uint8_t>(metadata, metadata + size), fd))
+					status = 0;
+			}
+			if (fd >= 0)
+				close(fd);
+			uda_allocation_destroy(allocation);
+			uda_context_destroy(child_ctx);
+		}
+		_exit(status);
+	}
+	close(sockets[1]);
+	int status = 0;
+	ASSERT_EQ(waitpid(producer, &status, 0), producer); // the producer is gone
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	std::vector<uint8_t> metadata;
+	int fd = -1;
+	ASSERT_TRUE(receive_buffer(sockets[0], &metadata, &fd));
+	close(sockets[0]);
+	uda_allocation *imported = nullptr;
+	ASSERT_EQ(uda_import_serialized(device, fd, metadata.data(), metadata.size(), &imported), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	close(fd);
+	AllocationPtr owned(imported);
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(imported, UDA_ACCESS_READ, &pointer), UDA_SUCCESS);
+	EXPECT_EQ(static_cast<uint8_t *>(pointer)[0], 0xc3);
+	EXPECT_EQ(static_cast<uint8_t *>(pointer)[32 * 32 * 4 - 1], 0xc3);
+}
+
+// And the producer survives its consumer dying with the buffer imported.
+TEST_F(SystemBackend, AProducerSurvivesItsConsumer)
+{
+	AllocationPtr allocation = allocate(32, 32, DRM_FORMAT_XRGB8888);
+	ASSERT_TRUE(allocation);
+	std::vector<uint8_t> metadata = serialized_metadata(allocation.get());
+	int fd = -1;
+	ASSERT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_MEMFD, &fd), UDA_SUCCESS);
+	pid_t consumer = fork();
+	ASSERT_GE(consumer, 0);
+	if (consumer == 0) {
+		uda_context *child_ctx = child_system_context();
+		uda_allocation *imported = nullptr;
+		void *pointer = nullptr;
+		if (child_ctx &&
+		    uda_import_serialized(find_system_device(child_ctx), fd, metadata.data(), metadata.size(), &imported) ==
+		            UDA_SUCCESS &&
+		    uda_allocation_map(imported, UDA_ACCESS_WRITE, &pointer) == UDA_SUCCESS)
+			std::memset(pointer, 0x5e, 16);
+		// Dies holding the mapping and the import: no cleanup at all.
+		_exit(pointer ? 0 : 1);
+	}
+	close(fd);
+	int status = 0;
+	ASSERT_EQ(waitpid(consumer, &status, 0), consumer);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(allocation.get(), UDA_ACCESS_READ | UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
+	EXPECT_EQ(static_cast<uint8_t *>(pointer)[15], 0x5e);
+	std::memset(pointer, 0, 64);
+	EXPECT_EQ(uda_allocation_unmap(allocation.get()), UDA_SUCCESS);
 }
 
 // Every malformed import is refused with its own message, and whatever the
