@@ -5,7 +5,9 @@
 #   scripts/bootstrap.sh demo   install what is missing, build, run uda-info
 #                               and the Vulkan->GL zero-copy check
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
-#                               run ctest, then again under ASan+UBSan
+#                               run ctest, the fuzzers for 30 s each, the
+#                               threaded tests under TSan, then ctest again
+#                               under ASan+UBSan
 #
 # Build folders: build/ (release with -Werror) and build-sanitize/.
 set -euo pipefail
@@ -39,6 +41,10 @@ packages=(
 	vulkan-validationlayers
 	vulkan-tools # vulkaninfo, run with the layer by the tests
 )
+if [[ $mode == test ]]; then
+	# libFuzzer targets (scripts/fuzz.sh) need clang and its runtime.
+	packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -76,6 +82,12 @@ echo "== build (release, -Werror)"
 configure_and_build build
 echo "== test (release)"
 (cd build && ctest -j "$jobs" --output-on-failure)
+
+echo "== fuzz (clang libFuzzer, ASan+UBSan, 30 s a target)"
+scripts/fuzz.sh 30
+
+echo "== threads (TSan)"
+scripts/tsan.sh 50 | tail -n 1
 
 echo "== build (ASan+UBSan, -Werror)"
 configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DUDA_SANITIZE=address,undefined

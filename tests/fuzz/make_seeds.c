@@ -132,6 +132,15 @@ int main(int argc, char **argv)
 		check(uda_allocation_metadata_serialize(ctx, &m, list, 0, buffer, sizeof(buffer), &size), ctx);
 		snprintf(name, sizeof(name), "metadata-%d", v);
 		write_file(argv[1], "allocation_metadata", name, buffer, size);
+		/* The import target's input: memfd size, seals, take-fd, then
+		 * the metadata. */
+		uint8_t import[6 + sizeof(buffer)];
+		patch_u32(import, (uint32_t)m.size);
+		import[4] = 3;
+		import[5] = (uint8_t)(v & 1);
+		memcpy(import + 6, buffer, size);
+		snprintf(name, sizeof(name), "import-%d", v);
+		write_file(argv[1], "import", name, import, size + 6);
 		uda_capability_set_list_destroy(list);
 	}
 	uda_context_destroy(ctx);
