@@ -12,6 +12,10 @@
  *   sType/pNext pattern): `type` names the struct, `next` points at an
  *   extension struct or is NULL. Unknown extension structs are rejected.
  * - Two-call enumeration: pass NULL for the array to learn the count.
+ * - Threads: a context and its devices may be used from any number of
+ *   threads at once (error messages are per thread). Builders, lists and
+ *   allocations are each used by one thread at a time; a list that is
+ *   only read may be shared.
  */
 #ifndef UDA_H
 #define UDA_H
