@@ -69,6 +69,32 @@ static void default_usage(struct usage_choice *c, uda_device_api api)
 	                                                 : "cpu-read,cpu-write");
 }
 
+/* The formats the device takes for the usage, with their layouts. */
+static void print_formats(uda_device *device, const uda_usage *usage, bool json)
+{
+	uda_format_support formats[64];
+	uint32_t count = 64;
+	uda_result r = uda_device_get_formats(device, usage, &count, formats);
+	if (r != UDA_SUCCESS && r != UDA_ERROR_BUFFER_TOO_SMALL)
+		count = 0;
+	printf(json ? ", \"formats\": [" : "      formats for this usage:");
+	for (uint32_t f = 0; f < count; f++) {
+		uda_format_info info;
+		uda_format_get_info(formats[f].fourcc, &info);
+		if (json) {
+			printf("%s{\"name\": \"%s\", \"opaque_layout\": %s, \"modifiers\": [", f ? ", " : "", info.name,
+			       formats[f].opaque_layout ? "true" : "false");
+			for (uint32_t m = 0; m < formats[f].modifier_count; m++)
+				printf("%s\"0x%016llx\"", m ? ", " : "", (unsigned long long)formats[f].modifiers[m]);
+			printf("]}");
+		} else {
+			printf(" %s%s%s", info.name, formats[f].opaque_layout ? "(opaque" : "(",
+			       formats[f].modifier_count ? (formats[f].opaque_layout ? ",linear)" : "linear)") : ")");
+		}
+	}
+	printf(json ? "]" : (count ? "\n" : " none\n"));
+}
+
 static void print_usage_text(FILE *f)
 {
 	fprintf(f, "usage: uda-info [--width W] [--height H] [--format NAME] [--use INDEX=USAGE[,USAGE...]]... "
@@ -178,7 +204,6 @@ int main(int argc, char **argv)
 				print_set_list_json(stdout, sets);
 			else
 				print_json_string(stdout, why);
-			printf("}");
 		} else {
 			printf("  [%u] %s\n      backend %s, API %s\n      device UUID %s\n      driver UUID %s\n", i,
 			       info.name, info.backend_name, uda_device_api_to_string(info.api), device_uuid,
@@ -192,6 +217,9 @@ int main(int argc, char **argv)
 				printf("        none: %s\n", why);
 		}
 		uda_capability_set_list_destroy(sets);
+		print_formats(devices[i], &chosen[i].usage, json);
+		if (json)
+			printf("}");
 		if (selected[i])
 			participants[participant_count++] = (uda_device_usage){devices[i], &chosen[i].usage};
 	}

@@ -331,6 +331,71 @@ TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
 	EXPECT_EQ(wrong, 0u);
 }
 
+std::vector<uda_format_support> formats_of(uda_device *device, const uda_usage &usage)
+{
+	uint32_t count = 0;
+	EXPECT_EQ(uda_device_get_formats(device, &usage, &count, nullptr), UDA_SUCCESS);
+	std::vector<uda_format_support> formats(count);
+	EXPECT_EQ(uda_device_get_formats(device, &usage, &count, formats.data()), UDA_SUCCESS);
+	formats.resize(count);
+	return formats;
+}
+
+const uda_format_support *find_format(const std::vector<uda_format_support> &formats, uint32_t fourcc)
+{
+	for (const uda_format_support &f : formats)
+		if (f.fourcc == fourcc)
+			return &f;
+	return nullptr;
+}
+
+TEST_F(VulkanGl, EnumeratesTheFormatsEachDeviceTakes)
+{
+	const auto vk = formats_of(vulkan, vulkan_usage);
+	const auto in_gl = formats_of(gl, gl_usage);
+	const uda_usage_atom cpu[] = {cpu_atom(UDA_USAGE_CPU_WRITE)};
+	const auto cpu_formats = formats_of(system, {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, cpu});
+	for (uint32_t fourcc : {DRM_FORMAT_ABGR8888, DRM_FORMAT_ABGR2101010, DRM_FORMAT_ABGR16161616F}) {
+		const uda_format_support *v = find_format(vk, fourcc);
+		ASSERT_NE(v, nullptr) << std::hex << fourcc;
+		EXPECT_TRUE(v->opaque_layout);
+		ASSERT_GE(v->modifier_count, 1u);
+		EXPECT_EQ(v->modifiers[0], DRM_FORMAT_MOD_LINEAR);
+		EXPECT_NE(find_format(in_gl, fourcc), nullptr) << std::hex << fourcc;
+	}
+	// Multi-planar YUV: system memory lays it out, Vulkan and GL say no.
+	EXPECT_EQ(find_format(vk, DRM_FORMAT_NV12), nullptr);
+	EXPECT_EQ(find_format(in_gl, DRM_FORMAT_NV12), nullptr);
+	ASSERT_NE(find_format(cpu_formats, DRM_FORMAT_NV12), nullptr);
+	EXPECT_FALSE(find_format(cpu_formats, DRM_FORMAT_NV12)->opaque_layout);
+
+	uint32_t count = 1;
+	uda_format_support one[1];
+	EXPECT_EQ(uda_device_get_formats(vulkan, &vulkan_usage, &count, one), UDA_ERROR_BUFFER_TOO_SMALL);
+	EXPECT_EQ(count, 1u);
+	EXPECT_EQ(uda_device_get_formats(vulkan, nullptr, &count, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_device_get_formats(nullptr, &vulkan_usage, &count, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+}
+
+// 10-bit and half-float RGB go from Vulkan to GL like 8-bit does.
+TEST_F(VulkanGl, HdrFormatsNegotiateAllocateAndImport)
+{
+	for (uint32_t fourcc : {DRM_FORMAT_ABGR2101010, DRM_FORMAT_ABGR16161616F}) {
+		const uda_assertion hdr = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, fourcc, 0};
+		const uda_device_usage devices[] = {{vulkan, &vulkan_usage}, {gl, &gl_usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &hdr, 2, devices};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS)
+			<< std::hex << fourcc << ": " << uda_context_get_error(ctx.get());
+		AllocationPtr allocation(raw);
+		AllocationPtr in_gl = import_into(gl, raw, UDA_HANDLE_TYPE_OPAQUE_FD);
+		ASSERT_TRUE(in_gl);
+		uda_format_info format = {};
+		ASSERT_EQ(uda_format_get_info(fourcc, &format), UDA_SUCCESS);
+		EXPECT_EQ(gl_native(in_gl.get()).internal_format, format.gl_internal_format);
+	}
+}
+
 TEST_F(VulkanGl, SystemMemoryReachesVulkanAsAHostPointer)
 {
 	const uda_usage_atom cpu[] = {cpu_atom(UDA_USAGE_CPU_WRITE)};

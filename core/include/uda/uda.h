@@ -496,6 +496,25 @@ UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info
 UDA_API uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion,
                                                   const uda_usage *usage, uda_capability_set_list **out_list);
 
+/* What a device can do with one format for a usage. */
+#define UDA_MAX_FORMAT_MODIFIERS 16u
+typedef struct uda_format_support {
+	uint32_t fourcc;
+	/* The DRM format modifiers of its LAYOUT sets, best first (at most
+	 * UDA_MAX_FORMAT_MODIFIERS; modifier_count says how many). */
+	uint32_t modifier_count;
+	uint64_t modifiers[UDA_MAX_FORMAT_MODIFIERS];
+	/* Whether a driver-private LAYOUT_OPAQUE set is offered too. */
+	bool opaque_layout;
+} uda_format_support;
+
+/* Two-call enumeration of the formats of uda's table the device accepts
+ * for `usage`, in table order. Each format is asked at a 64x64 probe: the
+ * limits of a real size (max width, pitch) are the real assertion's to
+ * ask with uda_device_get_capability_sets. */
+UDA_API uda_result uda_device_get_formats(uda_device *device, const uda_usage *usage, uint32_t *count,
+                                          uda_format_support *formats);
+
 /* ------------------------------------------------------------------------ */
 /* Negotiation                                                               */
 
