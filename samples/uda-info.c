@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vulkan/vulkan.h>
+
 #include "common/describe.h"
 
 #define MAX_DEVICES 32
@@ -93,6 +95,33 @@ static void print_formats(uda_device *device, const uda_usage *usage, bool json)
 		}
 	}
 	printf(json ? "]" : (count ? "\n" : " none\n"));
+}
+
+/* Whether the loader offers VK_LAYER_UDA_allocator, whether it is on
+ * (implicit layers are listed even when their disable variable is set),
+ * and the device extension it adds. */
+static void print_layer(bool json)
+{
+	uint32_t count = 0;
+	vkEnumerateInstanceLayerProperties(&count, NULL);
+	VkLayerProperties layers[64];
+	if (count > 64)
+		count = 64;
+	bool present = vkEnumerateInstanceLayerProperties(&count, layers) >= 0;
+	bool found = false;
+	for (uint32_t i = 0; present && i < count && !found; i++)
+		found = strcmp(layers[i].layerName, "VK_LAYER_UDA_allocator") == 0;
+	const char *disable = getenv("UDA_LAYER_DISABLE");
+	const bool active = found && !(disable && strcmp(disable, "1") == 0);
+	const char *extension = "VK_UDA_external_allocation";
+	if (json)
+		printf(", \"vulkan_layer\": {\"installed\": %s, \"active\": %s, \"extension\": \"%s\"}",
+		       found ? "true" : "false", active ? "true" : "false", extension);
+	else if (found)
+		printf("\nVulkan layer: VK_LAYER_UDA_allocator, %s, adds %s\n",
+		       active ? "active" : "installed but disabled (UDA_LAYER_DISABLE=1)", extension);
+	else
+		printf("\nVulkan layer: VK_LAYER_UDA_allocator is not on the loader's path\n");
 }
 
 static void print_usage_text(FILE *f)
@@ -233,13 +262,16 @@ int main(int argc, char **argv)
 		why = r == UDA_SUCCESS ? "" : uda_context_get_error(ctx);
 	}
 	if (json) {
-		printf("], \"negotiated\": ");
+		printf("]");
+		print_layer(true);
+		printf(", \"negotiated\": ");
 		if (agreed)
 			print_set_list_json(stdout, agreed);
 		else
 			print_json_string(stdout, why);
 		printf("}\n");
 	} else {
+		print_layer(false);
 		printf("\nnegotiated between %u devices:\n", participant_count);
 		if (agreed)
 			print_set_list(stdout, agreed, "  ");

@@ -71,6 +71,8 @@ if [[ $mode == demo ]]; then
 	# The backends of this build tree, not whatever may be installed.
 	export UDA_BACKEND_PATH=$root/build/manifests/backends.d
 	export UDA_BACKEND_NO_DEFAULT_PATHS=1
+	# And its Vulkan layer, which uda-info reports.
+	export XDG_DATA_DIRS=$root/build/manifests/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
 	echo "== uda-info: backends, devices, what each can do with 1920x1080 ABGR8888, what they agree on"
 	build/samples/uda-info
 	echo
