@@ -36,6 +36,12 @@ for m in build/manifests/backends.d/*.json; do
 		"$m" >"$manifests/$name.json"
 done
 export UDA_BACKEND_PATH=$manifests UDA_BACKEND_NO_DEFAULT_PATHS=1
+# The layer's manifest, likewise pointed at this checkout's module.
+layer_dir=$out/share/vulkan/implicit_layer.d
+mkdir -p "$layer_dir"
+sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/vk-layer/libVkLayer_uda_allocator.so\"|" \
+	build/manifests/share/vulkan/implicit_layer.d/VkLayer_uda_allocator.json >"$layer_dir/VkLayer_uda_allocator.json"
+export XDG_DATA_DIRS=$out/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
 export LD_LIBRARY_PATH=$root/build/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 summary=$out/summary.txt
@@ -57,4 +63,7 @@ UDA_VULKAN_VALIDATION=1 step uda-zero-copy build/samples/uda-zero-copy
 UDA_VULKAN_VALIDATION=1 step test-vulkan-gl build/tests/test-vulkan-gl
 UDA_VULKAN_VALIDATION=1 step test-bad-gpu-imports build/tests/test-bad-gpu-imports
 step uda-bench-alloc build/tests/bench/uda-bench-alloc
+step vulkaninfo-with-layer vulkaninfo --summary
+UDA_VULKAN_VALIDATION=1 step test-layer-import build/tests/test-layer-import
+step uda-bench-layer build/tests/bench/uda-bench-layer
 cat "$summary"
