@@ -16,9 +16,12 @@ inline void use_backend_path(const std::string &folders)
 	setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
 }
 
+// UDA_TEST_BACKEND_MANIFEST_DIR in the environment replaces the build
+// tree's folder: tests/hardware/nvidia.sh runs a tree built elsewhere.
 inline void use_build_tree_backends()
 {
-	use_backend_path(UDA_TEST_BACKEND_MANIFEST_DIR);
+	const char *moved = std::getenv("UDA_TEST_BACKEND_MANIFEST_DIR");
+	use_backend_path(moved ? moved : UDA_TEST_BACKEND_MANIFEST_DIR);
 }
 
 } // namespace uda_test

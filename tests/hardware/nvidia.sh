@@ -42,6 +42,8 @@ mkdir -p "$layer_dir"
 sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/vk-layer/libVkLayer_uda_allocator.so\"|" \
 	build/manifests/share/vulkan/implicit_layer.d/VkLayer_uda_allocator.json >"$layer_dir/VkLayer_uda_allocator.json"
 export XDG_DATA_DIRS=$out/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+# The tests' compiled-in build paths are the other machine's.
+export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$out/share
 export LD_LIBRARY_PATH=$root/build/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 summary=$out/summary.txt

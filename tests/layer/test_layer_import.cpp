@@ -39,8 +39,10 @@ protected:
 
 	void SetUp() override
 	{
-		// The build tree's layer joins the loader's implicit layers.
-		std::string dirs = std::string(UDA_TEST_DATA_DIR) + ":/usr/local/share:/usr/share";
+		// The build tree's layer joins the loader's implicit layers
+		// (UDA_TEST_LAYER_DATA_DIR: a tree built elsewhere).
+		const char *moved = std::getenv("UDA_TEST_LAYER_DATA_DIR");
+		std::string dirs = std::string(moved ? moved : UDA_TEST_DATA_DIR) + ":/usr/local/share:/usr/share";
 		setenv("XDG_DATA_DIRS", dirs.c_str(), 1);
 		GpuTest::SetUp();
 		if (HasFatalFailure())
