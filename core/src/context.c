@@ -36,6 +36,12 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 		free(ctx);
 		return UDA_ERROR_OUT_OF_MEMORY;
 	}
+	if (pthread_mutex_init(&ctx->surface_lock, NULL) != 0) {
+		pthread_mutex_destroy(&ctx->device_lock);
+		pthread_mutex_destroy(&ctx->error_lock);
+		free(ctx);
+		return UDA_ERROR_OUT_OF_MEMORY;
+	}
 	fault_injection_init(&ctx->faults);
 	if (!info || !(info->flags & UDA_CONTEXT_CREATE_NO_BACKENDS))
 		backend_loader_load_all(ctx);
@@ -47,6 +53,8 @@ void uda_context_destroy(uda_context *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->surfaces)
+		uda_context_log(ctx, UDA_LOG_ERROR, "context destroyed with live surfaces: their buffers are lost");
 	/* Reverse registration order, so a device registered on top of
 	 * another (same backend module) goes first. */
 	for (uint32_t i = ctx->device_count; i-- > 0;)
@@ -59,6 +67,7 @@ void uda_context_destroy(uda_context *ctx)
 		free(ctx->error_slots);
 		ctx->error_slots = next;
 	}
+	pthread_mutex_destroy(&ctx->surface_lock);
 	pthread_mutex_destroy(&ctx->device_lock);
 	pthread_mutex_destroy(&ctx->error_lock);
 	free(ctx);

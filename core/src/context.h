@@ -40,6 +40,10 @@ struct uda_context {
 	uint32_t device_count;
 	uint32_t device_capacity;
 
+	/* Guards the list of live surfaces (uda_context_validate_surface). */
+	pthread_mutex_t surface_lock;
+	struct uda_surface *surfaces;
+
 	/* Backend modules in load order. */
 	struct uda_backend_module *modules;
 

@@ -220,6 +220,11 @@ const char *uda_device_api_to_string(uda_device_api api)
 	return NULL;
 }
 
+uda_context *uda_device_get_context(const uda_device *device)
+{
+	return device ? device->ctx : NULL;
+}
+
 uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info)
 {
 	if (!device)

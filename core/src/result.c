@@ -25,6 +25,8 @@ const char *uda_result_to_string(uda_result result)
 		return "UDA_ERROR_BUFFER_TOO_SMALL";
 	case UDA_ERROR_BACKEND:
 		return "UDA_ERROR_BACKEND";
+	case UDA_ERROR_TIMEOUT:
+		return "UDA_ERROR_TIMEOUT";
 	}
 	return "UDA_ERROR_UNKNOWN";
 }

@@ -61,6 +61,8 @@ typedef enum uda_result {
 	UDA_ERROR_BUFFER_TOO_SMALL = -9,
 	/* A backend failed for its own reasons (see the message). */
 	UDA_ERROR_BACKEND = -10,
+	/* A wait (uda_surface_dequeue, _acquire) ended before anything came. */
+	UDA_ERROR_TIMEOUT = -11,
 } uda_result;
 
 /* Static name of a result, "UDA_ERROR_INVALID_DATA" etc.; never NULL. */
@@ -79,6 +81,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_ALLOCATION_METADATA = 7,
 	UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO = 8,
 	UDA_STRUCTURE_TYPE_IMPORT_INFO = 9,
+	UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO = 10,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -487,6 +490,8 @@ UDA_API uda_result uda_context_find_device_by_drm_fd(uda_context *context, int d
 /* Whether two devices are the same hardware: equal device UUIDs (and
  * driver UUIDs, for opaque handles to be valid between them). */
 UDA_API bool uda_device_same_hardware(const uda_device *a, const uda_device *b);
+/* The context the device belongs to; NULL for NULL. */
+UDA_API uda_context *uda_device_get_context(const uda_device *device);
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
 /* The device's capability sets for the assertion and usage, best first,

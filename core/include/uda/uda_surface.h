@@ -1,0 +1,150 @@
+/*
+ * uda_surface: a queue of allocations for presentation.
+ *
+ * A producer (an EGL window surface, a video decoder) dequeues a buffer,
+ * fills it and queues it; a consumer (a compositor, an encoder) acquires
+ * the oldest queued frame, reads it and releases it. The buffers are uda
+ * allocations negotiated between every device the surface was created for,
+ * so producer and consumer use the same memory: no copies.
+ *
+ * Buffers are allocated on demand, up to buffer_count, at the surface's
+ * size. uda_surface_resize takes effect at the next dequeue: buffers of the
+ * old size still queued or acquired are destroyed when they come back.
+ *
+ * Threads: producer and consumer calls may come from different threads at
+ * the same time. uda_surface_destroy must not race any other call on the
+ * surface.
+ */
+#ifndef UDA_SURFACE_H
+#define UDA_SURFACE_H
+
+#include <uda/uda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct uda_surface uda_surface;
+
+#define UDA_SURFACE_MAX_BUFFERS 8u
+#define UDA_SURFACE_DEFAULT_BUFFERS 3u
+#define UDA_SURFACE_MAX_DAMAGE_RECTS 64u
+
+typedef enum uda_present_mode {
+	/* Every queued frame reaches the consumer, in order; dequeue waits
+	 * while every buffer is queued or acquired (swap interval 1). */
+	UDA_PRESENT_MODE_FIFO = 0,
+	/* Queueing replaces a frame the consumer has not acquired yet, which
+	 * goes back to the producer unseen; the producer waits only when the
+	 * consumer holds every other buffer (swap interval 0). */
+	UDA_PRESENT_MODE_MAILBOX = 1,
+} uda_present_mode;
+
+typedef struct uda_surface_create_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO */
+	const void *next;
+	uint32_t width;  /* 1 .. UDA_MAX_DIMENSION */
+	uint32_t height; /* 1 .. UDA_MAX_DIMENSION */
+	uint32_t format; /* DRM fourcc */
+	/* Every device that touches the buffers, the producer among them,
+	 * with its usage; copied. Buffers are negotiated between all of them
+	 * (uda_negotiate_allocate, so the first device that can allocate a
+	 * negotiated set does). */
+	uint32_t device_count; /* 1 .. UDA_MAX_NEGOTIATION_DEVICES */
+	const uda_device_usage *devices;
+	/* 2 .. UDA_SURFACE_MAX_BUFFERS; 0 means UDA_SURFACE_DEFAULT_BUFFERS. */
+	uint32_t buffer_count;
+	uda_present_mode present_mode;
+} uda_surface_create_info;
+
+typedef struct uda_rect {
+	int32_t x, y; /* top-left origin, rows counted from the top */
+	int32_t width, height;
+} uda_rect;
+
+/* What the producer gets from uda_surface_dequeue. */
+typedef struct uda_surface_buffer {
+	/* Identifies the buffer for queue; unique for the surface's lifetime,
+	 * so a cache of imports keyed by it never mistakes a reallocated
+	 * buffer for an old one. */
+	uint64_t buffer_id;
+	uda_allocation *allocation; /* owned by the surface */
+	uint32_t width, height;     /* the allocation's size */
+	/* Frames queued since this buffer's content was last queued, as
+	 * EGL_EXT_buffer_age counts: 0 for a buffer with no content yet. */
+	uint32_t age;
+} uda_surface_buffer;
+
+/* What the consumer gets from uda_surface_acquire. */
+typedef struct uda_surface_frame {
+	uint64_t buffer_id;
+	uda_allocation *allocation; /* owned by the surface */
+	uint32_t width, height;
+	/* 1 for the first frame the surface ever queued. */
+	uint64_t frame_number;
+	/* Frames the consumer never saw: mailbox replacements since the
+	 * frame acquired before this one. */
+	uint64_t dropped_before;
+	/* The damage the producer queued (copied, valid until release); a
+	 * count of 0 means the whole buffer. */
+	uint32_t damage_count;
+	const uda_rect *damage;
+} uda_surface_frame;
+
+UDA_API uda_result uda_surface_create(uda_context *context, const uda_surface_create_info *info,
+                                      uda_surface **out_surface);
+/* Destroys the buffers, including those acquired or dequeued, after
+ * calling the destroy callbacks. Accepts NULL. */
+UDA_API void uda_surface_destroy(uda_surface *surface);
+
+/* Whether `candidate` is a live surface of `context`, without reading it:
+ * how a caller handed an opaque pointer (an EGL native window) checks it.
+ * UDA_SUCCESS if it is, UDA_ERROR_NOT_FOUND (with a message) if not. */
+UDA_API uda_result uda_context_validate_surface(uda_context *context, const void *candidate);
+
+UDA_API uda_context *uda_surface_get_context(const uda_surface *surface);
+/* The size the next dequeued buffer will have. */
+UDA_API uda_result uda_surface_get_size(const uda_surface *surface, uint32_t *out_width, uint32_t *out_height);
+UDA_API uda_result uda_surface_get_format(const uda_surface *surface, uint32_t *out_format);
+/* The devices and usages the surface negotiates for, as given at
+ * creation (valid while the surface lives). */
+UDA_API uda_result uda_surface_get_devices(const uda_surface *surface, uint32_t *out_count,
+                                           const uda_device_usage **out_devices);
+UDA_API uda_result uda_surface_resize(uda_surface *surface, uint32_t width, uint32_t height);
+UDA_API uda_result uda_surface_set_present_mode(uda_surface *surface, uda_present_mode mode);
+
+/* Producer. Waits up to timeout_ns (0: not at all, UINT64_MAX: forever)
+ * for a free buffer: UDA_ERROR_TIMEOUT if none came. Allocation failures
+ * are returned as they are. One buffer may be dequeued at a time. */
+UDA_API uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer);
+/* Hands the dequeued buffer to the consumer; the producer must have
+ * finished writing it (see docs/core.md on synchronization). Damage in
+ * buffer pixels, clipped to it; NULL/0 for the whole buffer. */
+UDA_API uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage,
+                                     uint32_t damage_count);
+/* Gives a dequeued buffer back unqueued (its content is not shown). */
+UDA_API uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id);
+
+/* Consumer. Waits like dequeue for the oldest queued frame. */
+UDA_API uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame);
+UDA_API uda_result uda_surface_release(uda_surface *surface, uint64_t buffer_id);
+/* An fd (owned by the surface, O_CLOEXEC) that polls readable while a
+ * queued frame waits to be acquired, for the consumer's event loop. */
+UDA_API uda_result uda_surface_get_frame_fd(uda_surface *surface, int *out_fd);
+
+/* Called once from uda_surface_destroy, before anything is freed, on the
+ * destroying thread: how an EGL window surface learns its native window
+ * is gone. At most UDA_SURFACE_MAX_DESTROY_CALLBACKS; the same pair twice
+ * is UDA_ERROR_EXISTS. */
+#define UDA_SURFACE_MAX_DESTROY_CALLBACKS 8u
+typedef void (*uda_surface_destroy_callback)(uda_surface *surface, void *user_data);
+UDA_API uda_result uda_surface_add_destroy_callback(uda_surface *surface, uda_surface_destroy_callback callback,
+                                                    void *user_data);
+UDA_API uda_result uda_surface_remove_destroy_callback(uda_surface *surface, uda_surface_destroy_callback callback,
+                                                       void *user_data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDA_SURFACE_H */

@@ -1,0 +1,709 @@
+/* uda_surface: the buffer queue between a producer and a consumer. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uda/uda_surface.h>
+
+#include "context.h"
+#include "request.h"
+
+enum buffer_state {
+	BUFFER_FREE,
+	/* Reserved by a dequeue that is allocating it outside the lock. */
+	BUFFER_ALLOCATING,
+	BUFFER_DEQUEUED,
+	BUFFER_QUEUED,
+	BUFFER_ACQUIRED,
+};
+
+struct surface_buffer {
+	bool live;
+	enum buffer_state state;
+	uint64_t id;
+	uda_allocation *allocation;
+	uint32_t width, height;
+	/* The frame number this buffer's content was last queued as; 0 if it
+	 * has none. */
+	uint64_t content_frame;
+	/* The frame number of its current QUEUED/ACQUIRED stint. */
+	uint64_t frame_number;
+	uint64_t dropped_before;
+	uint32_t damage_count;
+	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
+};
+
+/* The negotiation result of the current size, so the second buffer of a
+ * size costs one allocation and no negotiation. */
+struct surface_negotiation {
+	uint32_t width, height;
+	uda_capability_set_list *sets;
+	uint32_t set_index;
+	uda_device *device;
+};
+
+struct destroy_callback {
+	uda_surface_destroy_callback callback;
+	void *user_data;
+};
+
+struct uda_surface {
+	uda_context *ctx;
+	struct uda_surface *registry_next; /* ctx->surfaces */
+
+	uint32_t format;
+	uint32_t device_count;
+	uda_device_usage *devices;
+	uda_usage *usages;
+	uda_usage_atom *atoms;
+	uint8_t *payloads;
+	uint32_t buffer_count;
+
+	pthread_mutex_t lock;
+	/* Signalled when a buffer becomes free or a frame is queued. */
+	pthread_cond_t changed;
+	uda_present_mode present_mode;
+	uint32_t width, height;
+	struct surface_buffer buffers[UDA_SURFACE_MAX_BUFFERS];
+	uint64_t next_buffer_id;
+	uint64_t frames_queued;
+	uint64_t dropped_since_acquire;
+	struct surface_negotiation negotiation;
+	int frame_fd; /* eventfd, EFD_SEMAPHORE: one count per queued frame */
+
+	struct destroy_callback destroy_callbacks[UDA_SURFACE_MAX_DESTROY_CALLBACKS];
+	uint32_t destroy_callback_count;
+};
+
+static uda_result copy_devices(uda_surface *surface, const uda_surface_create_info *info)
+{
+	size_t atom_count = 0, payload_bytes = 0;
+	for (uint32_t i = 0; i < info->device_count; i++) {
+		const uda_usage *usage = info->devices[i].usage;
+		atom_count += usage->atom_count;
+		for (uint32_t a = 0; a < usage->atom_count; a++)
+			payload_bytes += usage->atoms[a].length;
+	}
+	surface->devices = calloc(info->device_count, sizeof(*surface->devices));
+	surface->usages = calloc(info->device_count, sizeof(*surface->usages));
+	surface->atoms = calloc(atom_count ? atom_count : 1, sizeof(*surface->atoms));
+	surface->payloads = malloc(payload_bytes ? payload_bytes : 1);
+	if (!surface->devices || !surface->usages || !surface->atoms || !surface->payloads)
+		return UDA_ERROR_OUT_OF_MEMORY;
+
+	uda_usage_atom *atom = surface->atoms;
+	uint8_t *payload = surface->payloads;
+	for (uint32_t i = 0; i < info->device_count; i++) {
+		const uda_usage *usage = info->devices[i].usage;
+		surface->usages[i] = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, usage->atom_count, atom};
+		for (uint32_t a = 0; a < usage->atom_count; a++, atom++) {
+			*atom = usage->atoms[a];
+			if (atom->length) {
+				memcpy(payload, atom->payload, atom->length);
+				atom->payload = payload;
+				payload += atom->length;
+			} else {
+				atom->payload = NULL;
+			}
+		}
+		surface->devices[i] = (uda_device_usage){info->devices[i].device, &surface->usages[i]};
+	}
+	surface->device_count = info->device_count;
+	return UDA_SUCCESS;
+}
+
+static uda_result validate_create_info(uda_context *ctx, const uda_surface_create_info *info)
+{
+	UDA_CHECK_ARG(ctx, info && info->type == UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO);
+	UDA_CHECK_ARG(ctx, info->next == NULL);
+	UDA_CHECK_ARG(ctx, info->device_count >= 1 && info->device_count <= UDA_MAX_NEGOTIATION_DEVICES);
+	UDA_CHECK_ARG(ctx, info->devices);
+	UDA_CHECK_ARG(ctx, info->buffer_count == 0 ||
+	                       (info->buffer_count >= 2 && info->buffer_count <= UDA_SURFACE_MAX_BUFFERS));
+	UDA_CHECK_ARG(ctx, info->present_mode == UDA_PRESENT_MODE_FIFO || info->present_mode == UDA_PRESENT_MODE_MAILBOX);
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, info->width, info->height, info->format, 0};
+	uda_result result = uda_assertion_validate(ctx, &assertion);
+	if (result != UDA_SUCCESS)
+		return result;
+	for (uint32_t i = 0; i < info->device_count; i++) {
+		UDA_CHECK_ARG(ctx, info->devices[i].device && info->devices[i].usage);
+		if (uda_device_get_context(info->devices[i].device) != ctx)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "uda_surface_create: device %u belongs to another context", i);
+		result = uda_usage_validate(ctx, info->devices[i].usage);
+		if (result != UDA_SUCCESS)
+			return result;
+	}
+	return UDA_SUCCESS;
+}
+
+static void surface_free(uda_surface *surface)
+{
+	free(surface->devices);
+	free(surface->usages);
+	free(surface->atoms);
+	free(surface->payloads);
+	free(surface);
+}
+
+uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *info, uda_surface **out_surface)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_surface);
+	*out_surface = NULL;
+	uda_result result = validate_create_info(ctx, info);
+	if (result != UDA_SUCCESS)
+		return result;
+
+	uda_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	surface->ctx = ctx;
+	surface->format = info->format;
+	surface->width = info->width;
+	surface->height = info->height;
+	surface->buffer_count = info->buffer_count ? info->buffer_count : UDA_SURFACE_DEFAULT_BUFFERS;
+	surface->present_mode = info->present_mode;
+	surface->next_buffer_id = 1;
+	surface->frame_fd = -1;
+	if (copy_devices(surface, info) != UDA_SUCCESS) {
+		surface_free(surface);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+
+	surface->frame_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	if (surface->frame_fd < 0) {
+		int error = errno;
+		surface_free(surface);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "uda_surface_create: eventfd: %s", strerror(error));
+	}
+	pthread_condattr_t attributes;
+	bool cond_ok = pthread_condattr_init(&attributes) == 0;
+	cond_ok = cond_ok && pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0 &&
+	          pthread_cond_init(&surface->changed, &attributes) == 0;
+	pthread_condattr_destroy(&attributes);
+	if (!cond_ok || pthread_mutex_init(&surface->lock, NULL) != 0) {
+		if (cond_ok)
+			pthread_cond_destroy(&surface->changed);
+		close(surface->frame_fd);
+		surface_free(surface);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "uda_surface_create: no lock");
+	}
+
+	pthread_mutex_lock(&ctx->surface_lock);
+	surface->registry_next = ctx->surfaces;
+	ctx->surfaces = surface;
+	pthread_mutex_unlock(&ctx->surface_lock);
+	*out_surface = surface;
+	return UDA_SUCCESS;
+}
+
+void uda_surface_destroy(uda_surface *surface)
+{
+	if (!surface)
+		return;
+	/* Callbacks first, so their owners can stop using the buffers; from
+	 * a copy, as a callback may remove itself. */
+	struct destroy_callback callbacks[UDA_SURFACE_MAX_DESTROY_CALLBACKS];
+	pthread_mutex_lock(&surface->lock);
+	uint32_t callback_count = surface->destroy_callback_count;
+	memcpy(callbacks, surface->destroy_callbacks, sizeof(callbacks));
+	pthread_mutex_unlock(&surface->lock);
+	for (uint32_t i = 0; i < callback_count; i++)
+		callbacks[i].callback(surface, callbacks[i].user_data);
+
+	uda_context *ctx = surface->ctx;
+	pthread_mutex_lock(&ctx->surface_lock);
+	for (uda_surface **link = &ctx->surfaces; *link; link = &(*link)->registry_next) {
+		if (*link == surface) {
+			*link = surface->registry_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->surface_lock);
+
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
+		uda_allocation_destroy(surface->buffers[i].allocation);
+	uda_capability_set_list_destroy(surface->negotiation.sets);
+	close(surface->frame_fd);
+	pthread_cond_destroy(&surface->changed);
+	pthread_mutex_destroy(&surface->lock);
+	surface_free(surface);
+}
+
+uda_result uda_context_validate_surface(uda_context *ctx, const void *candidate)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&ctx->surface_lock);
+	const uda_surface *surface = ctx->surfaces;
+	while (surface && (const void *)surface != candidate)
+		surface = surface->registry_next;
+	pthread_mutex_unlock(&ctx->surface_lock);
+	if (!surface)
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "%p is not a live uda_surface of this context",
+		                             candidate);
+	return UDA_SUCCESS;
+}
+
+uda_context *uda_surface_get_context(const uda_surface *surface)
+{
+	return surface ? surface->ctx : NULL;
+}
+
+uda_result uda_surface_get_size(const uda_surface *surface, uint32_t *out_width, uint32_t *out_height)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_width && out_height);
+	uda_surface *mutable_surface = (uda_surface *)surface;
+	pthread_mutex_lock(&mutable_surface->lock);
+	*out_width = surface->width;
+	*out_height = surface->height;
+	pthread_mutex_unlock(&mutable_surface->lock);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_get_format(const uda_surface *surface, uint32_t *out_format)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_format);
+	*out_format = surface->format;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_get_devices(const uda_surface *surface, uint32_t *out_count,
+                                   const uda_device_usage **out_devices)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_count && out_devices);
+	*out_count = surface->device_count;
+	*out_devices = surface->devices;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_resize(uda_surface *surface, uint32_t width, uint32_t height)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, surface->format, 0};
+	uda_result result = uda_assertion_validate(surface->ctx, &assertion);
+	if (result != UDA_SUCCESS)
+		return result;
+	pthread_mutex_lock(&surface->lock);
+	surface->width = width;
+	surface->height = height;
+	pthread_mutex_unlock(&surface->lock);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_set_present_mode(uda_surface *surface, uda_present_mode mode)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, mode == UDA_PRESENT_MODE_FIFO || mode == UDA_PRESENT_MODE_MAILBOX);
+	pthread_mutex_lock(&surface->lock);
+	surface->present_mode = mode;
+	pthread_mutex_unlock(&surface->lock);
+	return UDA_SUCCESS;
+}
+
+/* Waits on `changed` until the deadline; false once it has passed. */
+static bool wait_changed(uda_surface *surface, uint64_t timeout_ns, const struct timespec *deadline)
+{
+	if (timeout_ns == 0)
+		return false;
+	if (timeout_ns == UINT64_MAX) {
+		pthread_cond_wait(&surface->changed, &surface->lock);
+		return true;
+	}
+	return pthread_cond_timedwait(&surface->changed, &surface->lock, deadline) != ETIMEDOUT;
+}
+
+static struct timespec deadline_after(uint64_t timeout_ns)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (timeout_ns == 0 || timeout_ns == UINT64_MAX)
+		return now;
+	uint64_t seconds = timeout_ns / 1000000000u;
+	uint64_t nanoseconds = (uint64_t)now.tv_nsec + timeout_ns % 1000000000u;
+	now.tv_sec += (time_t)(seconds + nanoseconds / 1000000000u);
+	now.tv_nsec = (long)(nanoseconds % 1000000000u);
+	return now;
+}
+
+static void buffer_retire(struct surface_buffer *buffer)
+{
+	uda_allocation_destroy(buffer->allocation);
+	memset(buffer, 0, sizeof(*buffer));
+}
+
+static bool buffer_is_stale(const uda_surface *surface, const struct surface_buffer *buffer)
+{
+	return buffer->width != surface->width || buffer->height != surface->height;
+}
+
+/* Allocates a buffer of width x height, negotiating only for a new size.
+ * Called without the lock: negotiation and allocation take milliseconds
+ * and the consumer must not wait for them. `negotiation` is the caller's
+ * snapshot of the surface's and is updated for the new size. */
+static uda_result allocate_buffer(uda_surface *surface, uint32_t width, uint32_t height,
+                                  struct surface_negotiation *negotiation, uda_allocation **out)
+{
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, surface->format, 0};
+	if (negotiation->sets && negotiation->width == width && negotiation->height == height) {
+		uda_allocation_create_info create = {
+			UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, NULL, negotiation->device, &assertion,
+			negotiation->sets, negotiation->set_index,
+		};
+		if (uda_allocate(&create, out) == UDA_SUCCESS)
+			return UDA_SUCCESS;
+		/* Fall through to a full negotiation with its fallbacks. */
+	}
+	uda_negotiation_info info = {
+		UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, surface->device_count, surface->devices,
+	};
+	uda_capability_set_list *sets = NULL;
+	uint32_t set_index = 0;
+	uda_result result = uda_negotiate_allocate(surface->ctx, &info, out, &sets, &set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_capability_set_list_destroy(negotiation->sets);
+	negotiation->sets = sets;
+	negotiation->set_index = set_index;
+	negotiation->width = width;
+	negotiation->height = height;
+	uda_allocation_get_device(*out, &negotiation->device);
+	return UDA_SUCCESS;
+}
+
+static uint32_t buffer_age(const uda_surface *surface, const struct surface_buffer *buffer)
+{
+	if (!buffer->content_frame)
+		return 0;
+	uint64_t age = surface->frames_queued - buffer->content_frame + 1;
+	return age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+}
+
+static void fill_buffer(const uda_surface *surface, const struct surface_buffer *buffer, uda_surface_buffer *out)
+{
+	*out = (uda_surface_buffer){
+		buffer->id, buffer->allocation, buffer->width, buffer->height, buffer_age(surface, buffer),
+	};
+}
+
+static bool producer_holds_buffer(const uda_surface *surface)
+{
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
+		enum buffer_state state = surface->buffers[i].state;
+		if (surface->buffers[i].live && (state == BUFFER_DEQUEUED || state == BUFFER_ALLOCATING))
+			return true;
+	}
+	return false;
+}
+
+uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_buffer);
+	struct timespec deadline = deadline_after(timeout_ns);
+
+	pthread_mutex_lock(&surface->lock);
+	if (producer_holds_buffer(surface)) {
+		pthread_mutex_unlock(&surface->lock);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "uda_surface_dequeue: a buffer is already dequeued");
+	}
+	for (;;) {
+		/* Free buffers of an old size make room for new ones. */
+		uint32_t live = 0;
+		struct surface_buffer *empty = NULL, *best = NULL;
+		for (uint32_t i = 0; i < surface->buffer_count; i++) {
+			struct surface_buffer *buffer = &surface->buffers[i];
+			if (buffer->live && buffer->state == BUFFER_FREE && buffer_is_stale(surface, buffer))
+				buffer_retire(buffer);
+			if (!buffer->live) {
+				if (!empty)
+					empty = buffer;
+				continue;
+			}
+			live++;
+			/* The free buffer whose content is newest: the smallest age
+			 * gives a damage-tracking producer the least to redraw. */
+			if (buffer->state == BUFFER_FREE && (!best || buffer->content_frame > best->content_frame))
+				best = buffer;
+		}
+		if (best) {
+			best->state = BUFFER_DEQUEUED;
+			fill_buffer(surface, best, out_buffer);
+			pthread_mutex_unlock(&surface->lock);
+			return UDA_SUCCESS;
+		}
+		if (empty && live < surface->buffer_count) {
+			empty->live = true;
+			empty->state = BUFFER_ALLOCATING;
+			empty->width = surface->width;
+			empty->height = surface->height;
+			struct surface_negotiation negotiation = surface->negotiation;
+			surface->negotiation.sets = NULL; /* taken for the call */
+			pthread_mutex_unlock(&surface->lock);
+
+			uda_allocation *allocation = NULL;
+			uda_result result = allocate_buffer(surface, empty->width, empty->height, &negotiation,
+			                                    &allocation);
+
+			pthread_mutex_lock(&surface->lock);
+			surface->negotiation = negotiation;
+			if (result != UDA_SUCCESS) {
+				memset(empty, 0, sizeof(*empty));
+				pthread_cond_broadcast(&surface->changed);
+				pthread_mutex_unlock(&surface->lock);
+				return result;
+			}
+			empty->allocation = allocation;
+			empty->id = surface->next_buffer_id++;
+			empty->state = BUFFER_DEQUEUED;
+			fill_buffer(surface, empty, out_buffer);
+			pthread_mutex_unlock(&surface->lock);
+			return UDA_SUCCESS;
+		}
+		if (!wait_changed(surface, timeout_ns, &deadline)) {
+			pthread_mutex_unlock(&surface->lock);
+			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
+			                             "uda_surface_dequeue: every buffer is queued or acquired");
+		}
+	}
+}
+
+static struct surface_buffer *find_buffer(uda_surface *surface, uint64_t buffer_id)
+{
+	for (uint32_t i = 0; i < surface->buffer_count; i++) {
+		if (surface->buffers[i].live && surface->buffers[i].id == buffer_id && buffer_id != 0)
+			return &surface->buffers[i];
+	}
+	return NULL;
+}
+
+static void frame_fd_add(uda_surface *surface)
+{
+	uint64_t one = 1;
+	/* Cannot overflow: at most UDA_SURFACE_MAX_BUFFERS counts pending. */
+	ssize_t written = write(surface->frame_fd, &one, sizeof(one));
+	(void)written;
+}
+
+static void frame_fd_take(uda_surface *surface)
+{
+	uint64_t value;
+	ssize_t got = read(surface->frame_fd, &value, sizeof(value));
+	(void)got;
+}
+
+static uda_result store_damage(uda_surface *surface, struct surface_buffer *buffer, const uda_rect *damage,
+                               uint32_t damage_count)
+{
+	if (damage_count > UDA_SURFACE_MAX_DAMAGE_RECTS) {
+		/* Too fine to be worth tracking: the whole buffer. */
+		buffer->damage_count = 0;
+		return UDA_SUCCESS;
+	}
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < damage_count; i++) {
+		const uda_rect *rect = &damage[i];
+		if (rect->width < 0 || rect->height < 0)
+			return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "uda_surface_queue: damage rect %u has a negative size", i);
+		int64_t x0 = rect->x < 0 ? 0 : rect->x, y0 = rect->y < 0 ? 0 : rect->y;
+		int64_t x1 = (int64_t)rect->x + rect->width, y1 = (int64_t)rect->y + rect->height;
+		if (x1 > buffer->width)
+			x1 = buffer->width;
+		if (y1 > buffer->height)
+			y1 = buffer->height;
+		if (x1 <= x0 || y1 <= y0)
+			continue;
+		buffer->damage[kept++] = (uda_rect){(int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0)};
+	}
+	/* Damage that clipped to nothing still queues a frame; say "all" so
+	 * a consumer never skips a frame it was asked to show. */
+	buffer->damage_count = kept;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage, uint32_t damage_count)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, damage || damage_count == 0);
+	pthread_mutex_lock(&surface->lock);
+	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
+	if (!buffer || buffer->state != BUFFER_DEQUEUED) {
+		pthread_mutex_unlock(&surface->lock);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "uda_surface_queue: buffer %llu is not dequeued",
+		                             (unsigned long long)buffer_id);
+	}
+	uda_result result = store_damage(surface, buffer, damage, damage_count);
+	if (result != UDA_SUCCESS) {
+		pthread_mutex_unlock(&surface->lock);
+		return result;
+	}
+
+	bool replaced = false;
+	if (surface->present_mode == UDA_PRESENT_MODE_MAILBOX) {
+		for (uint32_t i = 0; i < surface->buffer_count; i++) {
+			struct surface_buffer *pending = &surface->buffers[i];
+			if (pending->live && pending->state == BUFFER_QUEUED) {
+				pending->state = BUFFER_FREE;
+				surface->dropped_since_acquire++;
+				replaced = true;
+			}
+		}
+	}
+	buffer->state = BUFFER_QUEUED;
+	buffer->frame_number = ++surface->frames_queued;
+	buffer->content_frame = buffer->frame_number;
+	if (!replaced)
+		frame_fd_add(surface);
+	pthread_cond_broadcast(&surface->changed);
+	pthread_mutex_unlock(&surface->lock);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&surface->lock);
+	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
+	if (!buffer || buffer->state != BUFFER_DEQUEUED) {
+		pthread_mutex_unlock(&surface->lock);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "uda_surface_cancel: buffer %llu is not dequeued",
+		                             (unsigned long long)buffer_id);
+	}
+	buffer->state = BUFFER_FREE;
+	pthread_cond_broadcast(&surface->changed);
+	pthread_mutex_unlock(&surface->lock);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_frame);
+	struct timespec deadline = deadline_after(timeout_ns);
+	pthread_mutex_lock(&surface->lock);
+	for (;;) {
+		struct surface_buffer *oldest = NULL;
+		for (uint32_t i = 0; i < surface->buffer_count; i++) {
+			struct surface_buffer *buffer = &surface->buffers[i];
+			if (buffer->live && buffer->state == BUFFER_QUEUED &&
+			    (!oldest || buffer->frame_number < oldest->frame_number))
+				oldest = buffer;
+		}
+		if (oldest) {
+			oldest->state = BUFFER_ACQUIRED;
+			oldest->dropped_before = surface->dropped_since_acquire;
+			surface->dropped_since_acquire = 0;
+			frame_fd_take(surface);
+			*out_frame = (uda_surface_frame){
+				oldest->id,
+				oldest->allocation,
+				oldest->width,
+				oldest->height,
+				oldest->frame_number,
+				oldest->dropped_before,
+				oldest->damage_count,
+				oldest->damage_count ? oldest->damage : NULL,
+			};
+			pthread_mutex_unlock(&surface->lock);
+			return UDA_SUCCESS;
+		}
+		if (!wait_changed(surface, timeout_ns, &deadline)) {
+			pthread_mutex_unlock(&surface->lock);
+			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
+			                             "uda_surface_acquire: no frame is queued");
+		}
+	}
+}
+
+uda_result uda_surface_release(uda_surface *surface, uint64_t buffer_id)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&surface->lock);
+	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
+	if (!buffer || buffer->state != BUFFER_ACQUIRED) {
+		pthread_mutex_unlock(&surface->lock);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "uda_surface_release: buffer %llu is not acquired",
+		                             (unsigned long long)buffer_id);
+	}
+	buffer->state = BUFFER_FREE;
+	if (buffer_is_stale(surface, buffer))
+		buffer_retire(buffer);
+	pthread_cond_broadcast(&surface->changed);
+	pthread_mutex_unlock(&surface->lock);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_get_frame_fd(uda_surface *surface, int *out_fd)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_fd);
+	*out_fd = surface->frame_fd;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_add_destroy_callback(uda_surface *surface, uda_surface_destroy_callback callback,
+                                            void *user_data)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, callback);
+	pthread_mutex_lock(&surface->lock);
+	uda_result result = UDA_SUCCESS;
+	for (uint32_t i = 0; i < surface->destroy_callback_count; i++) {
+		if (surface->destroy_callbacks[i].callback == callback &&
+		    surface->destroy_callbacks[i].user_data == user_data)
+			result = UDA_ERROR_EXISTS;
+	}
+	if (result == UDA_SUCCESS && surface->destroy_callback_count == UDA_SURFACE_MAX_DESTROY_CALLBACKS)
+		result = UDA_ERROR_OVERFLOW;
+	if (result == UDA_SUCCESS)
+		surface->destroy_callbacks[surface->destroy_callback_count++] = (struct destroy_callback){callback, user_data};
+	pthread_mutex_unlock(&surface->lock);
+	if (result != UDA_SUCCESS)
+		return uda_context_set_error(surface->ctx, result, "uda_surface_add_destroy_callback: %s",
+		                             result == UDA_ERROR_EXISTS ? "already added" : "too many callbacks");
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_remove_destroy_callback(uda_surface *surface, uda_surface_destroy_callback callback,
+                                               void *user_data)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&surface->lock);
+	for (uint32_t i = 0; i < surface->destroy_callback_count; i++) {
+		if (surface->destroy_callbacks[i].callback == callback &&
+		    surface->destroy_callbacks[i].user_data == user_data) {
+			surface->destroy_callbacks[i] = surface->destroy_callbacks[--surface->destroy_callback_count];
+			pthread_mutex_unlock(&surface->lock);
+			return UDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&surface->lock);
+	return uda_context_set_error(surface->ctx, UDA_ERROR_NOT_FOUND,
+	                             "uda_surface_remove_destroy_callback: no such callback");
+}
