@@ -14,6 +14,8 @@
 
 struct uda_allocation {
 	uda_context *ctx;
+	/* ctx->allocations */
+	struct uda_allocation *registry_prev, *registry_next;
 	uda_device *device;
 	uda_capability_set_list *set; /* one set, owned */
 	uda_backend_allocation backend;
@@ -47,7 +49,29 @@ static uda_result allocation_wrap(uda_device *device, uda_capability_set_list *s
 		memcpy(m->device_uuid, device->device_uuid, UDA_UUID_SIZE);
 		memcpy(m->driver_uuid, device->driver_uuid, UDA_UUID_SIZE);
 	}
+	uda_context *ctx = allocation->ctx;
+	pthread_mutex_lock(&ctx->object_lock);
+	allocation->registry_next = ctx->allocations;
+	if (ctx->allocations)
+		ctx->allocations->registry_prev = allocation;
+	ctx->allocations = allocation;
+	pthread_mutex_unlock(&ctx->object_lock);
 	*out = allocation;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_context_validate_allocation(uda_context *ctx, const void *candidate)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&ctx->object_lock);
+	const uda_allocation *allocation = ctx->allocations;
+	while (allocation && (const void *)allocation != candidate)
+		allocation = allocation->registry_next;
+	pthread_mutex_unlock(&ctx->object_lock);
+	if (!allocation)
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "%p is not a live uda_allocation of this context",
+		                             candidate);
 	return UDA_SUCCESS;
 }
 
@@ -153,6 +177,15 @@ void uda_allocation_destroy(uda_allocation *allocation)
 {
 	if (!allocation)
 		return;
+	uda_context *ctx = allocation->ctx;
+	pthread_mutex_lock(&ctx->object_lock);
+	if (allocation->registry_prev)
+		allocation->registry_prev->registry_next = allocation->registry_next;
+	else
+		ctx->allocations = allocation->registry_next;
+	if (allocation->registry_next)
+		allocation->registry_next->registry_prev = allocation->registry_prev;
+	pthread_mutex_unlock(&ctx->object_lock);
 	uda_device *device = allocation->device;
 	if (allocation->mapping)
 		device->impl->unmap(device->data, allocation->backend.data, allocation->mapping);

@@ -36,7 +36,7 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 		free(ctx);
 		return UDA_ERROR_OUT_OF_MEMORY;
 	}
-	if (pthread_mutex_init(&ctx->surface_lock, NULL) != 0) {
+	if (pthread_mutex_init(&ctx->object_lock, NULL) != 0) {
 		pthread_mutex_destroy(&ctx->device_lock);
 		pthread_mutex_destroy(&ctx->error_lock);
 		free(ctx);
@@ -53,8 +53,9 @@ void uda_context_destroy(uda_context *ctx)
 {
 	if (!ctx)
 		return;
-	if (ctx->surfaces)
-		uda_context_log(ctx, UDA_LOG_ERROR, "context destroyed with live surfaces: their buffers are lost");
+	if (ctx->surfaces || ctx->allocations)
+		uda_context_log(ctx, UDA_LOG_ERROR, "context destroyed with live %s: they are lost",
+		                ctx->surfaces ? "surfaces" : "allocations");
 	/* Reverse registration order, so a device registered on top of
 	 * another (same backend module) goes first. */
 	for (uint32_t i = ctx->device_count; i-- > 0;)
@@ -67,7 +68,7 @@ void uda_context_destroy(uda_context *ctx)
 		free(ctx->error_slots);
 		ctx->error_slots = next;
 	}
-	pthread_mutex_destroy(&ctx->surface_lock);
+	pthread_mutex_destroy(&ctx->object_lock);
 	pthread_mutex_destroy(&ctx->device_lock);
 	pthread_mutex_destroy(&ctx->error_lock);
 	free(ctx);

@@ -40,9 +40,12 @@ struct uda_context {
 	uint32_t device_count;
 	uint32_t device_capacity;
 
-	/* Guards the list of live surfaces (uda_context_validate_surface). */
-	pthread_mutex_t surface_lock;
+	/* Guards the lists of live surfaces and allocations, which let an
+	 * opaque pointer handed in from outside (an EGL native window or
+	 * pixmap) be checked without reading it. */
+	pthread_mutex_t object_lock;
 	struct uda_surface *surfaces;
+	struct uda_allocation *allocations;
 
 	/* Backend modules in load order. */
 	struct uda_backend_module *modules;

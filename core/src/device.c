@@ -225,6 +225,17 @@ uda_context *uda_device_get_context(const uda_device *device)
 	return device ? device->ctx : NULL;
 }
 
+uda_result uda_device_get_native(const uda_device *device, void *out_native)
+{
+	if (!device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(device->ctx, out_native);
+	if (device->impl->version < UDA_DEVICE_INTERFACE_VERSION_2 || !device->impl->get_device_native)
+		return uda_context_set_error(device->ctx, UDA_ERROR_UNSUPPORTED, "device %s has no native objects",
+		                             device->name);
+	return device->impl->get_device_native(device->data, device->ctx, out_native);
+}
+
 uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info)
 {
 	if (!device)

@@ -194,10 +194,10 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "uda_surface_create: no lock");
 	}
 
-	pthread_mutex_lock(&ctx->surface_lock);
+	pthread_mutex_lock(&ctx->object_lock);
 	surface->registry_next = ctx->surfaces;
 	ctx->surfaces = surface;
-	pthread_mutex_unlock(&ctx->surface_lock);
+	pthread_mutex_unlock(&ctx->object_lock);
 	*out_surface = surface;
 	return UDA_SUCCESS;
 }
@@ -217,14 +217,14 @@ void uda_surface_destroy(uda_surface *surface)
 		callbacks[i].callback(surface, callbacks[i].user_data);
 
 	uda_context *ctx = surface->ctx;
-	pthread_mutex_lock(&ctx->surface_lock);
+	pthread_mutex_lock(&ctx->object_lock);
 	for (uda_surface **link = &ctx->surfaces; *link; link = &(*link)->registry_next) {
 		if (*link == surface) {
 			*link = surface->registry_next;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&ctx->surface_lock);
+	pthread_mutex_unlock(&ctx->object_lock);
 
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
 		uda_allocation_destroy(surface->buffers[i].allocation);
@@ -239,11 +239,11 @@ uda_result uda_context_validate_surface(uda_context *ctx, const void *candidate)
 {
 	if (!ctx)
 		return UDA_ERROR_INVALID_ARGUMENT;
-	pthread_mutex_lock(&ctx->surface_lock);
+	pthread_mutex_lock(&ctx->object_lock);
 	const uda_surface *surface = ctx->surfaces;
 	while (surface && (const void *)surface != candidate)
 		surface = surface->registry_next;
-	pthread_mutex_unlock(&ctx->surface_lock);
+	pthread_mutex_unlock(&ctx->object_lock);
 	if (!surface)
 		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "%p is not a live uda_surface of this context",
 		                             candidate);

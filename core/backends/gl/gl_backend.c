@@ -92,8 +92,20 @@ static void gl_device_destroy(void *device_data)
 	free(device);
 }
 
+static uda_result gl_get_device_native(void *device_data, uda_context *ctx, void *out_native)
+{
+	struct gl_device *device = device_data;
+	uda_gl_device_native *native = out_native;
+	if (native->type != UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE || native->next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: device native objects are uda_gl_device_native");
+	native->egl_display = device->display;
+	native->egl_context = device->context;
+	return UDA_SUCCESS;
+}
+
 static const uda_device_interface gl_device_interface = {
-	.version = UDA_DEVICE_INTERFACE_VERSION_1,
+	.version = UDA_DEVICE_INTERFACE_VERSION_2,
+	.get_device_native = gl_get_device_native,
 	.get_capability_sets = gl_get_capability_sets,
 	.destroy = gl_device_destroy,
 	.import = gl_import,

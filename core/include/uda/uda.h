@@ -86,6 +86,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
 	UDA_STRUCTURE_TYPE_GL_IMPORT_INFO = 102,
+	UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE = 103,
 } uda_structure_type;
 
 /* Structure types from this value on belong to backend headers
@@ -494,6 +495,11 @@ UDA_API bool uda_device_same_hardware(const uda_device *a, const uda_device *b);
 UDA_API uda_context *uda_device_get_context(const uda_device *device);
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
+/* The API objects of the device itself, for an application or a platform
+ * built on uda to use: `out_native` is a struct of the device's API whose
+ * `type` the caller sets (uda_gl_device_native in uda_gl.h).
+ * UDA_ERROR_UNSUPPORTED if the backend has none of that type. */
+UDA_API uda_result uda_device_get_native(const uda_device *device, void *out_native);
 /* The device's capability sets for the assertion and usage, best first,
  * LOCAL capabilities tagged with this device's UUID, each set once (the
  * first of equal sets is kept). A device that cannot serve the request at
@@ -618,6 +624,11 @@ UDA_API uda_result uda_negotiate_allocate(uda_context *context, const uda_negoti
 /* Frees the allocation (memory stays alive while exported fds or other
  * importers hold it). Accepts NULL. Unmaps a mapping still in place. */
 UDA_API void uda_allocation_destroy(uda_allocation *allocation);
+
+/* Whether `candidate` is a live allocation of `context`, without reading
+ * it (an EGL native pixmap, an EGLClientBuffer). UDA_SUCCESS or
+ * UDA_ERROR_NOT_FOUND. */
+UDA_API uda_result uda_context_validate_allocation(uda_context *context, const void *candidate);
 
 /* Size, planes and device UUIDs. handle_type is UDA_HANDLE_TYPE_NONE: the
  * handle type is chosen at export. */

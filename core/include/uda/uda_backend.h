@@ -18,7 +18,9 @@ extern "C" {
 #endif
 
 #define UDA_DEVICE_INTERFACE_VERSION_1 1u
-#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_1
+/* Adds get_device_native. */
+#define UDA_DEVICE_INTERFACE_VERSION_2 2u
+#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_2
 
 /* What the backend knows of one allocation: its private object plus the
  * layout it chose. The core fills width, height, format and the UUIDs of
@@ -33,7 +35,7 @@ typedef struct uda_backend_allocation {
 } uda_backend_allocation;
 
 typedef struct uda_device_interface {
-	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 */
+	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 or _2 */
 
 	/* Appends to `out_list` (empty, created by the core) the sets this
 	 * device can work with for the assertion and usage, best first. The
@@ -86,6 +88,11 @@ typedef struct uda_device_interface {
 	/* Fills the API struct `out_native` (its type already set by the
 	 * caller: check it) with the objects behind the allocation. */
 	uda_result (*get_native)(void *device_data, uda_context *context, void *allocation, void *out_native);
+
+	/* Version 2 and up. Fills the API struct `out_native` (type set by
+	 * the caller: check it) with the device's own API objects (its
+	 * EGLDisplay, its VkPhysicalDevice). Optional. */
+	uda_result (*get_device_native)(void *device_data, uda_context *context, void *out_native);
 } uda_device_interface;
 
 typedef struct uda_device_create_info {

@@ -34,6 +34,21 @@ typedef struct uda_gl_native {
 	void *egl_image;
 } uda_gl_native;
 
+/* The device itself, from uda_device_get_native. */
+typedef struct uda_gl_device_native {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE */
+	const void *next;
+	/* The initialized EGLDisplay the device's imports live on; the
+	 * device keeps it initialized while it lives. Contexts an application
+	 * creates on it can use the device's imports through EGLImages or
+	 * UDA_GL_IMPORT_CURRENT_CONTEXT. */
+	void *egl_display;
+	/* The backend's own EGLContext on it (as share_context, or for
+	 * eglCreateImage from its textures); current on no thread outside
+	 * the backend's calls. */
+	void *egl_context;
+} uda_gl_device_native;
+
 /* Chained to uda_import_info::next on an import into a gl device. */
 typedef struct uda_gl_import_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_GL_IMPORT_INFO */

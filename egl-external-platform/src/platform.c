@@ -1,0 +1,267 @@
+/* The module's entry point and export table: what an EGL driver (NVIDIA's
+ * libEGL, or uda's host for Mesa) loads through the EGL External Platform
+ * Interface. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* The one process-wide anchor of the module. Hooks have the signatures of
+ * the EGL functions they replace, with no platform data, so a hook can
+ * only find its platform (and check that a handle is one of its displays)
+ * through state the module keeps itself. A driver loads a platform once;
+ * a second load is refused rather than tracked. */
+static pthread_mutex_t loaded_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uda_platform *loaded;
+
+struct uda_platform *platform_current(void)
+{
+	pthread_mutex_lock(&loaded_lock);
+	struct uda_platform *platform = loaded;
+	pthread_mutex_unlock(&loaded_lock);
+	return platform;
+}
+
+void platform_set_error(struct uda_platform *platform, EGLint error, const char *format, ...)
+{
+	char message[512];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	if (platform && platform->driver.setError)
+		platform->driver.setError(error, error == EGL_BAD_ALLOC ? EGL_DEBUG_MSG_CRITICAL_KHR : EGL_DEBUG_MSG_ERROR_KHR,
+		                          message);
+}
+
+static bool load_egl(struct uda_platform *platform)
+{
+	PEGLEXTFNGETPROCADDRESS get = platform->driver.getProcAddress;
+	struct platform_egl *egl = &platform->egl;
+#define LOAD(name) egl->name = (void *)get("egl" #name)
+	LOAD(Initialize);
+	LOAD(QueryString);
+	LOAD(ChooseConfig);
+	LOAD(GetConfigAttrib);
+	LOAD(CreatePbufferSurface);
+	LOAD(DestroySurface);
+	LOAD(MakeCurrent);
+	LOAD(GetCurrentContext);
+	LOAD(GetCurrentSurface);
+	LOAD(QuerySurface);
+	LOAD(SwapBuffers);
+	LOAD(SwapBuffersWithDamageKHR);
+	LOAD(CreateImageKHR);
+	LOAD(DestroyImageKHR);
+	LOAD(CreateImage);
+	LOAD(DestroyImage);
+	LOAD(GetError);
+#undef LOAD
+	return egl->Initialize && egl->QueryString && egl->ChooseConfig && egl->GetConfigAttrib &&
+	       egl->CreatePbufferSurface && egl->DestroySurface && egl->MakeCurrent && egl->GetCurrentContext &&
+	       egl->GetCurrentSurface && egl->QuerySurface && egl->SwapBuffers && egl->CreateImageKHR &&
+	       egl->DestroyImageKHR && egl->GetError;
+}
+
+/* GL entry points are asked for only once a context exists: some drivers
+ * answer eglGetProcAddress for GL names only after their GL library is
+ * loaded, which happens with the first context. */
+bool platform_load_gl(struct uda_platform *platform)
+{
+	pthread_mutex_lock(&platform->lock);
+	if (!platform->gl_loaded) {
+		PEGLEXTFNGETPROCADDRESS get = platform->driver.getProcAddress;
+		struct platform_gl *gl = &platform->gl;
+#define LOAD(name) gl->name = (void *)get("gl" #name)
+		LOAD(GetError);
+		LOAD(GetIntegerv);
+		LOAD(IsEnabled);
+		LOAD(Enable);
+		LOAD(Disable);
+		LOAD(BindFramebuffer);
+		LOAD(BlitFramebuffer);
+		LOAD(ReadBuffer);
+		LOAD(GenTextures);
+		LOAD(DeleteTextures);
+		LOAD(BindTexture);
+		LOAD(GenFramebuffers);
+		LOAD(DeleteFramebuffers);
+		LOAD(FramebufferTexture2D);
+		LOAD(CheckFramebufferStatus);
+		LOAD(EGLImageTargetTexture2DOES);
+		LOAD(Finish);
+#undef LOAD
+		platform->gl_loaded = gl->GetError && gl->GetIntegerv && gl->IsEnabled && gl->Enable && gl->Disable &&
+		                      gl->BindFramebuffer && gl->BlitFramebuffer && gl->ReadBuffer && gl->GenTextures &&
+		                      gl->DeleteTextures && gl->BindTexture && gl->GenFramebuffers &&
+		                      gl->DeleteFramebuffers && gl->FramebufferTexture2D && gl->CheckFramebufferStatus &&
+		                      gl->EGLImageTargetTexture2DOES && gl->Finish;
+	}
+	bool loaded_ok = platform->gl_loaded;
+	pthread_mutex_unlock(&platform->lock);
+	return loaded_ok;
+}
+
+/* Sorted by name for bsearch. */
+static const struct hook {
+	const char *name;
+	void *function;
+} hooks[] = {
+	{"eglChooseConfig", (void *)hook_choose_config},
+	{"eglCreateImage", (void *)hook_create_image},
+	{"eglCreateImageKHR", (void *)hook_create_image_khr},
+	{"eglCreatePixmapSurface", (void *)hook_create_pixmap_surface},
+	{"eglCreatePlatformPixmapSurface", (void *)hook_create_platform_pixmap_surface},
+	{"eglCreatePlatformPixmapSurfaceEXT", (void *)hook_create_platform_pixmap_surface_ext},
+	{"eglCreatePlatformWindowSurface", (void *)hook_create_platform_window_surface},
+	{"eglCreatePlatformWindowSurfaceEXT", (void *)hook_create_platform_window_surface_ext},
+	{"eglCreateWindowSurface", (void *)hook_create_window_surface},
+	{"eglDestroyImage", (void *)hook_destroy_image},
+	{"eglDestroyImageKHR", (void *)hook_destroy_image},
+	{"eglDestroySurface", (void *)hook_destroy_surface},
+	{"eglGetConfigAttrib", (void *)hook_get_config_attrib},
+	{"eglInitialize", (void *)hook_initialize},
+	{"eglMakeCurrent", (void *)hook_make_current},
+	{"eglQueryString", (void *)hook_query_string},
+	{"eglQuerySurface", (void *)hook_query_surface},
+	{"eglSwapBuffers", (void *)hook_swap_buffers},
+	{"eglSwapBuffersWithDamageEXT", (void *)hook_swap_buffers_with_damage},
+	{"eglSwapBuffersWithDamageKHR", (void *)hook_swap_buffers_with_damage},
+	{"eglSwapInterval", (void *)hook_swap_interval},
+	{"eglTerminate", (void *)hook_terminate},
+	{"eglWaitClient", (void *)hook_wait_client},
+	{"eglWaitGL", (void *)hook_wait_gl},
+};
+
+static int compare_hook(const void *key, const void *element)
+{
+	return strcmp(key, ((const struct hook *)element)->name);
+}
+
+void *platform_get_hook(const char *name)
+{
+	if (!name)
+		return NULL;
+	const struct hook *hook = bsearch(name, hooks, sizeof(hooks) / sizeof(hooks[0]), sizeof(hooks[0]),
+	                                  compare_hook);
+	return hook ? hook->function : NULL;
+}
+
+static void *export_get_hook_address(void *data, const char *name)
+{
+	(void)data;
+	return platform_get_hook(name);
+}
+
+/* eglGetDisplay(native) asks every platform whether the pointer is its
+ * own. A uda_device * cannot be told from any other pointer without
+ * reading memory behind it, so the uda platform answers only to
+ * eglGetPlatformDisplay(EGL_PLATFORM_UDA, ...). */
+static EGLBoolean export_is_valid_native_display(void *data, void *native)
+{
+	(void)data;
+	(void)native;
+	return EGL_FALSE;
+}
+
+static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *native, const EGLAttrib *attribs)
+{
+	return platform_get_display(data, type, native, attribs);
+}
+
+static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatformString name)
+{
+	(void)data;
+	switch (name) {
+	case EGL_EXT_PLATFORM_PLATFORM_CLIENT_EXTENSIONS:
+		return "EGL_UDA_platform_uda";
+	case EGL_EXT_PLATFORM_DISPLAY_EXTENSIONS:
+		return platform_display_get(dpy, false) ? "EGL_UDA_image_allocation" : "";
+	default:
+		return NULL;
+	}
+}
+
+static void *export_get_internal_handle(EGLDisplay dpy, EGLenum type, void *handle)
+{
+	if (type == EGL_OBJECT_DISPLAY_KHR) {
+		struct platform_display *display = platform_display_get(handle, false);
+		return display ? display->internal : NULL;
+	}
+	if (type == EGL_OBJECT_SURFACE_KHR) {
+		struct platform_display *display = platform_display_get(dpy, false);
+		return display ? platform_surface_internal_handle(display, handle) : handle;
+	}
+	/* Contexts, configs, images and syncs are the driver's own. */
+	return handle;
+}
+
+static void *export_get_object_label(EGLDisplay dpy, EGLenum type, void *handle)
+{
+	(void)dpy;
+	(void)type;
+	(void)handle;
+	return NULL;
+}
+
+static EGLBoolean export_unload(void *data)
+{
+	struct uda_platform *platform = data;
+	pthread_mutex_lock(&loaded_lock);
+	if (loaded == platform)
+		loaded = NULL;
+	pthread_mutex_unlock(&loaded_lock);
+	platform_display_destroy_all(platform);
+	pthread_mutex_destroy(&platform->lock);
+	free(platform);
+	return EGL_TRUE;
+}
+
+PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver,
+                                                 EGLExtPlatform *platform_out);
+
+EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
+{
+	if (!driver || !platform_out || !driver->getProcAddress || !driver->setError)
+		return EGL_FALSE;
+	/* Major versions are incompatible; any 1.x driver takes a 1.0 table. */
+	if (!EGL_EXTERNAL_PLATFORM_VERSION_CMP(major, minor, 1, 0))
+		return EGL_FALSE;
+
+	struct uda_platform *platform = calloc(1, sizeof(*platform));
+	if (!platform)
+		return EGL_FALSE;
+	platform->driver = *driver;
+	if (!load_egl(platform) || pthread_mutex_init(&platform->lock, NULL) != 0) {
+		free(platform);
+		return EGL_FALSE;
+	}
+	pthread_mutex_lock(&loaded_lock);
+	bool first = loaded == NULL;
+	if (first)
+		loaded = platform;
+	pthread_mutex_unlock(&loaded_lock);
+	if (!first) {
+		pthread_mutex_destroy(&platform->lock);
+		free(platform);
+		return EGL_FALSE;
+	}
+
+	platform_out->version.major = EGL_EXTERNAL_PLATFORM_VERSION_MAJOR;
+	platform_out->version.minor = EGL_EXTERNAL_PLATFORM_VERSION_MINOR;
+	platform_out->version.micro = 0;
+	platform_out->platform = EGL_PLATFORM_UDA;
+	platform_out->data = platform;
+	platform_out->exports = (EGLExtPlatformExports){
+		.unloadEGLExternalPlatform = export_unload,
+		.getHookAddress = export_get_hook_address,
+		.isValidNativeDisplay = export_is_valid_native_display,
+		.getPlatformDisplay = export_get_platform_display,
+		.queryString = export_query_string,
+		.getInternalHandle = export_get_internal_handle,
+		.getObjectLabel = export_get_object_label,
+	};
+	return EGL_TRUE;
+}

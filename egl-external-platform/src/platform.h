@@ -1,0 +1,218 @@
+/* Private to the uda EGL external platform module. */
+#ifndef UDA_EGL_PLATFORM_H
+#define UDA_EGL_PLATFORM_H
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <GLES3/gl3.h>
+#include <eglexternalplatform.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <EGL/eglext_uda.h>
+#include <uda/uda.h>
+#include <uda/uda_surface.h>
+
+#define PUBLIC_EXPORT __attribute__((visibility("default")))
+
+/* The driver's EGL entry points, reached through EGLExtDriver's
+ * getProcAddress: internal objects only ever go to these. */
+struct platform_egl {
+	PFNEGLINITIALIZEPROC Initialize;
+	PFNEGLQUERYSTRINGPROC QueryString;
+	PFNEGLCHOOSECONFIGPROC ChooseConfig;
+	PFNEGLGETCONFIGATTRIBPROC GetConfigAttrib;
+	PFNEGLCREATEPBUFFERSURFACEPROC CreatePbufferSurface;
+	PFNEGLDESTROYSURFACEPROC DestroySurface;
+	PFNEGLMAKECURRENTPROC MakeCurrent;
+	PFNEGLGETCURRENTCONTEXTPROC GetCurrentContext;
+	PFNEGLGETCURRENTSURFACEPROC GetCurrentSurface;
+	PFNEGLQUERYSURFACEPROC QuerySurface;
+	PFNEGLSWAPBUFFERSPROC SwapBuffers;
+	PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC SwapBuffersWithDamageKHR; /* may be NULL */
+	PFNEGLCREATEIMAGEKHRPROC CreateImageKHR;
+	PFNEGLDESTROYIMAGEKHRPROC DestroyImageKHR;
+	PFNEGLCREATEIMAGEPROC CreateImage;
+	PFNEGLDESTROYIMAGEPROC DestroyImage;
+	PFNEGLGETERRORPROC GetError;
+};
+
+/* The GL calls the platform makes in the application's context. */
+struct platform_gl {
+	PFNGLGETERRORPROC GetError;
+	PFNGLGETINTEGERVPROC GetIntegerv;
+	PFNGLISENABLEDPROC IsEnabled;
+	PFNGLENABLEPROC Enable;
+	PFNGLDISABLEPROC Disable;
+	PFNGLBINDFRAMEBUFFERPROC BindFramebuffer;
+	PFNGLBLITFRAMEBUFFERPROC BlitFramebuffer;
+	PFNGLREADBUFFERPROC ReadBuffer;
+	PFNGLGENTEXTURESPROC GenTextures;
+	PFNGLDELETETEXTURESPROC DeleteTextures;
+	PFNGLBINDTEXTUREPROC BindTexture;
+	PFNGLGENFRAMEBUFFERSPROC GenFramebuffers;
+	PFNGLDELETEFRAMEBUFFERSPROC DeleteFramebuffers;
+	PFNGLFRAMEBUFFERTEXTURE2DPROC FramebufferTexture2D;
+	PFNGLCHECKFRAMEBUFFERSTATUSPROC CheckFramebufferStatus;
+	PFNGLEGLIMAGETARGETTEXTURE2DOESPROC EGLImageTargetTexture2DOES;
+	PFNGLFINISHPROC Finish;
+};
+
+struct platform_display;
+struct platform_surface;
+struct platform_image;
+
+/* EGLExtPlatform::data: one per loadEGLExternalPlatform. */
+struct uda_platform {
+	EGLExtDriver driver;
+	struct platform_egl egl;
+	struct platform_gl gl;
+	bool gl_loaded;
+	/* Guards the display list and every list hanging from a display. */
+	pthread_mutex_t lock;
+	struct platform_display *displays;
+};
+
+/* The application's EGLDisplay: one per uda device, as EGL wants one
+ * display per native display. Lives until the platform is unloaded. */
+struct platform_display {
+	struct uda_platform *platform;
+	struct platform_display *next;
+	uda_device *device;  /* the GL device */
+	EGLDisplay internal; /* the device's own, initialized by its backend */
+	EGLContext backend_context;
+	bool initialized;
+	struct platform_surface *surfaces;
+	struct platform_image *images;
+	char *extensions; /* the driver's and ours, made at eglInitialize */
+};
+
+/* An allocation made usable in one GL context: imported into the GL
+ * device if another device owns it, as an EGLImage, bound to a texture
+ * and a framebuffer of that context. */
+struct gl_target {
+	uint64_t key; /* the uda_surface buffer id; 0 for a pixmap */
+	uint32_t width, height;
+	EGLContext context;
+	uda_allocation *import; /* NULL when the GL device owns the allocation */
+	EGLImage image;
+	bool owns_image;
+	GLuint texture;
+	GLuint framebuffer;
+};
+
+#define PLATFORM_MAX_TARGETS (2u * UDA_SURFACE_MAX_BUFFERS)
+
+enum platform_surface_kind {
+	PLATFORM_SURFACE_WINDOW,
+	PLATFORM_SURFACE_PIXMAP,
+};
+
+struct platform_surface {
+	struct platform_display *display;
+	struct platform_surface *next;
+	enum platform_surface_kind kind;
+	EGLConfig config;
+	/* What GL renders into; handed to the buffers at swap (window) or
+	 * eglWaitClient (pixmap). */
+	EGLSurface internal;
+	uint32_t width, height;
+	uda_surface *window;       /* WINDOW; NULL once the application destroyed it */
+	uda_allocation *pixmap;    /* PIXMAP; the application's */
+	bool pixmap_loaded;        /* its content copied into `internal` */
+	bool lost;                 /* the native window was destroyed */
+	EGLint swap_interval;
+	uint64_t swap_count;
+	struct gl_target targets[PLATFORM_MAX_TARGETS];
+	uint32_t target_count;
+};
+
+struct platform_image {
+	struct platform_display *display;
+	struct platform_image *next;
+	EGLImage internal;
+	uda_allocation *import;
+	bool owns_image;
+};
+
+/* platform.c */
+void platform_set_error(struct uda_platform *platform, EGLint error, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+bool platform_load_gl(struct uda_platform *platform);
+void *platform_get_hook(const char *name);
+
+/* display.c */
+EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
+/* The display behind an application handle, NULL (with EGL_BAD_DISPLAY
+ * or EGL_NOT_INITIALIZED set) if it is not one of ours or not usable. */
+struct platform_display *platform_display_get(EGLDisplay handle, bool need_initialized);
+struct uda_platform *platform_current(void);
+void platform_display_destroy_all(struct uda_platform *platform);
+uint32_t platform_config_fourcc(struct platform_display *display, EGLConfig config);
+EGLBoolean hook_initialize(EGLDisplay dpy, EGLint *major, EGLint *minor);
+EGLBoolean hook_terminate(EGLDisplay dpy);
+const char *hook_query_string(EGLDisplay dpy, EGLint name);
+EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *configs, EGLint size,
+                              EGLint *count);
+EGLBoolean hook_get_config_attrib(EGLDisplay dpy, EGLConfig config, EGLint attribute, EGLint *value);
+
+/* surface.c */
+struct platform_surface *platform_surface_find(struct platform_display *display, EGLSurface handle);
+EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
+                                               const EGLAttrib *attribs);
+EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
+                                                   const EGLint *attribs);
+EGLSurface hook_create_window_surface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType native,
+                                      const EGLint *attribs);
+EGLSurface hook_create_platform_pixmap_surface(EGLDisplay dpy, EGLConfig config, void *native,
+                                               const EGLAttrib *attribs);
+EGLSurface hook_create_platform_pixmap_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
+                                                   const EGLint *attribs);
+EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativePixmapType native,
+                                      const EGLint *attribs);
+EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface surface);
+EGLBoolean hook_swap_buffers(EGLDisplay dpy, EGLSurface surface);
+EGLBoolean hook_swap_buffers_with_damage(EGLDisplay dpy, EGLSurface surface, const EGLint *rects, EGLint count);
+EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval);
+EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface surface, EGLint attribute, EGLint *value);
+EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context);
+EGLBoolean hook_wait_client(void);
+EGLBoolean hook_wait_gl(void);
+void platform_surface_destroy_all(struct platform_display *display);
+void *platform_surface_internal_handle(struct platform_display *display, void *handle);
+
+/* gl_target.c */
+/* A target for `allocation` in the current context, cached in `targets`
+ * under `key`; NULL with an EGL error set on failure. */
+struct gl_target *gl_target_get(struct platform_display *display, struct gl_target *targets, uint32_t *count,
+                                uint32_t capacity, uint64_t key, uda_allocation *allocation);
+/* Frees what needs no context, and the GL names when their context is
+ * current on this thread. */
+void gl_target_release(struct platform_display *display, struct gl_target *target);
+/* Copies the current draw surface (framebuffer 0) into the target,
+ * flipping rows so the buffer's first row is the image's top, as
+ * consumers of window buffers expect; GL state left as found. */
+void gl_target_copy_from_surface(struct platform_display *display, const struct gl_target *target, uint32_t width,
+                                 uint32_t height);
+/* The other way, for a pixmap's existing content. */
+void gl_target_copy_to_surface(struct platform_display *display, const struct gl_target *target, uint32_t width,
+                               uint32_t height);
+/* Imports `allocation` into the display's GL device and makes an EGLImage
+ * of it. */
+EGLint gl_image_from_allocation(struct platform_display *display, uda_allocation *allocation,
+                                uda_allocation **out_import, EGLImage *out_image, bool *out_owns_image);
+
+/* image.c */
+EGLImage hook_create_image(EGLDisplay dpy, EGLContext context, EGLenum target, EGLClientBuffer buffer,
+                           const EGLAttrib *attribs);
+EGLImageKHR hook_create_image_khr(EGLDisplay dpy, EGLContext context, EGLenum target, EGLClientBuffer buffer,
+                                  const EGLint *attribs);
+EGLBoolean hook_destroy_image(EGLDisplay dpy, EGLImage image);
+void platform_image_destroy_all(struct platform_display *display);
+
+#endif

@@ -1,0 +1,627 @@
+/* Window surfaces over uda_surface queues and pixmap surfaces over uda
+ * allocations.
+ *
+ * GL renders into an internal pbuffer of the surface's size. At
+ * eglSwapBuffers the frame is copied (one blit in the application's
+ * context) into a dequeued buffer of the uda_surface, which is then
+ * queued; a pixmap receives its pbuffer at eglWaitClient. The copy is the
+ * price of a driver that cannot make an EGLSurface of foreign memory (see
+ * docs/egl-platform.md for what it costs and where a driver avoids it). */
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* Application handles are the platform_surface pointers; they are valid
+ * only while listed on their display. */
+struct platform_surface *platform_surface_find(struct platform_display *display, EGLSurface handle)
+{
+	pthread_mutex_lock(&display->platform->lock);
+	struct platform_surface *surface = display->surfaces;
+	while (surface && (EGLSurface)surface != handle)
+		surface = surface->next;
+	pthread_mutex_unlock(&display->platform->lock);
+	return surface;
+}
+
+void *platform_surface_internal_handle(struct platform_display *display, void *handle)
+{
+	struct platform_surface *surface = platform_surface_find(display, handle);
+	/* Pbuffers the application made itself are the driver's own. */
+	return surface ? surface->internal : handle;
+}
+
+/* The surface whose pbuffer is `internal`, on any display. */
+static struct platform_surface *find_by_internal(EGLSurface internal)
+{
+	struct uda_platform *platform = platform_current();
+	if (!platform || internal == EGL_NO_SURFACE)
+		return NULL;
+	pthread_mutex_lock(&platform->lock);
+	struct platform_surface *found = NULL;
+	for (struct platform_display *display = platform->displays; display && !found; display = display->next) {
+		for (struct platform_surface *surface = display->surfaces; surface && !found; surface = surface->next) {
+			if (surface->internal == internal)
+				found = surface;
+		}
+	}
+	pthread_mutex_unlock(&platform->lock);
+	return found;
+}
+
+static void window_destroyed(uda_surface *window, void *user_data)
+{
+	struct platform_surface *surface = user_data;
+	(void)window;
+	pthread_mutex_lock(&surface->display->platform->lock);
+	surface->window = NULL;
+	surface->lost = true;
+	pthread_mutex_unlock(&surface->display->platform->lock);
+}
+
+/* The format channels must match: the copy converts between channel
+ * orders, never between depths. */
+static bool config_renders_format(struct platform_display *display, EGLConfig config, uint32_t format)
+{
+	uint32_t config_format = platform_config_fourcc(display, config);
+	if (!config_format)
+		return false;
+	if (config_format == format)
+		return true;
+	static const uint32_t same_depth[][4] = {
+		{DRM_FORMAT_ABGR8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_RGBA8888, DRM_FORMAT_BGRA8888},
+		{DRM_FORMAT_XBGR8888, DRM_FORMAT_XRGB8888, DRM_FORMAT_RGBX8888, DRM_FORMAT_BGRX8888},
+		{DRM_FORMAT_ABGR2101010, DRM_FORMAT_ARGB2101010, 0, 0},
+		{DRM_FORMAT_XBGR2101010, DRM_FORMAT_XRGB2101010, 0, 0},
+		{DRM_FORMAT_ABGR16161616F, DRM_FORMAT_ARGB16161616F, 0, 0},
+	};
+	for (size_t row = 0; row < sizeof(same_depth) / sizeof(same_depth[0]); row++) {
+		bool has_config = false, has_format = false;
+		for (size_t i = 0; i < 4; i++) {
+			has_config = has_config || same_depth[row][i] == config_format;
+			has_format = has_format || (same_depth[row][i] && same_depth[row][i] == format);
+		}
+		if (has_config && has_format)
+			return true;
+	}
+	return false;
+}
+
+/* Window and pixmap surfaces take no attribute the pbuffer would need;
+ * the ones EGL defines for them are checked and otherwise refused. */
+static bool check_attribs(struct uda_platform *platform, const EGLAttrib *attribs, const char *function)
+{
+	for (const EGLAttrib *a = attribs; a && a[0] != EGL_NONE; a += 2) {
+		switch (a[0]) {
+		case EGL_RENDER_BUFFER:
+			if (a[1] != EGL_BACK_BUFFER) {
+				platform_set_error(platform, EGL_BAD_MATCH, "%s: only EGL_BACK_BUFFER rendering", function);
+				return false;
+			}
+			break;
+		case EGL_GL_COLORSPACE:
+			if (a[1] != EGL_GL_COLORSPACE_LINEAR) {
+				platform_set_error(platform, EGL_BAD_MATCH, "%s: only EGL_GL_COLORSPACE_LINEAR", function);
+				return false;
+			}
+			break;
+		default:
+			platform_set_error(platform, EGL_BAD_ATTRIBUTE, "%s: attribute 0x%lx", function,
+			                   (unsigned long)a[0]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static EGLSurface create_internal(struct platform_display *display, EGLConfig config, uint32_t width, uint32_t height)
+{
+	const EGLint attribs[] = {EGL_WIDTH, (EGLint)width, EGL_HEIGHT, (EGLint)height, EGL_NONE};
+	return display->platform->egl.CreatePbufferSurface(display->internal, config, attribs);
+}
+
+static EGLSurface add_surface(struct platform_display *display, struct platform_surface *surface)
+{
+	struct uda_platform *platform = display->platform;
+	surface->internal = create_internal(display, surface->config, surface->width, surface->height);
+	if (surface->internal == EGL_NO_SURFACE) {
+		EGLint error = platform->egl.GetError();
+		free(surface);
+		/* EGL_BAD_CONFIG, EGL_BAD_MATCH... from the driver, as it is. */
+		platform_set_error(platform, error == EGL_SUCCESS ? EGL_BAD_ALLOC : error,
+		                   "the device cannot make a %ux%u surface of this config", surface->width, surface->height);
+		return EGL_NO_SURFACE;
+	}
+	pthread_mutex_lock(&platform->lock);
+	surface->next = display->surfaces;
+	display->surfaces = surface;
+	pthread_mutex_unlock(&platform->lock);
+	return (EGLSurface)surface;
+}
+
+static bool window_in_use(struct platform_display *display, uda_surface *window)
+{
+	pthread_mutex_lock(&display->platform->lock);
+	bool used = false;
+	for (struct platform_surface *s = display->surfaces; s; s = s->next)
+		used = used || (s->kind == PLATFORM_SURFACE_WINDOW && s->window == window);
+	pthread_mutex_unlock(&display->platform->lock);
+	return used;
+}
+
+static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_NO_SURFACE;
+	struct uda_platform *platform = display->platform;
+	uda_context *ctx = uda_device_get_context(display->device);
+	if (!native || uda_context_validate_surface(ctx, native) != UDA_SUCCESS) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW,
+		                   "eglCreateWindowSurface: %p is not a uda_surface of the display's context", native);
+		return EGL_NO_SURFACE;
+	}
+	uda_surface *window = native;
+	if (!check_attribs(platform, attribs, "eglCreateWindowSurface"))
+		return EGL_NO_SURFACE;
+	uint32_t count = 0;
+	const uda_device_usage *devices = NULL;
+	uda_surface_get_devices(window, &count, &devices);
+	bool renders = false;
+	for (uint32_t i = 0; i < count; i++)
+		renders = renders || devices[i].device == display->device;
+	if (!renders) {
+		platform_set_error(platform, EGL_BAD_MATCH,
+		                   "eglCreateWindowSurface: the uda_surface was not negotiated for this display's device");
+		return EGL_NO_SURFACE;
+	}
+	uint32_t format = 0;
+	uda_surface_get_format(window, &format);
+	if (!config_renders_format(display, config, format)) {
+		platform_set_error(platform, EGL_BAD_MATCH,
+		                   "eglCreateWindowSurface: the config does not render format 0x%08x", format);
+		return EGL_NO_SURFACE;
+	}
+	if (window_in_use(display, window)) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: the uda_surface has an EGLSurface");
+		return EGL_NO_SURFACE;
+	}
+	struct platform_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		return EGL_NO_SURFACE;
+	}
+	surface->display = display;
+	surface->kind = PLATFORM_SURFACE_WINDOW;
+	surface->config = config;
+	surface->window = window;
+	surface->swap_interval = 1;
+	uda_surface_get_size(window, &surface->width, &surface->height);
+	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {
+		free(surface);
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: %s", uda_context_get_error(ctx));
+		return EGL_NO_SURFACE;
+	}
+	uda_surface_set_present_mode(window, UDA_PRESENT_MODE_FIFO);
+	EGLSurface handle = add_surface(display, surface);
+	if (handle == EGL_NO_SURFACE)
+		uda_surface_remove_destroy_callback(window, window_destroyed, surface);
+	return handle;
+}
+
+/* EGLint attribute lists of the EXT and 1.4 entry points, widened. */
+#define MAX_SURFACE_ATTRIBS 32
+static bool widen_attribs(struct uda_platform *platform, const EGLint *in, EGLAttrib *out)
+{
+	size_t n = 0;
+	for (; in && in[n] != EGL_NONE; n += 2) {
+		if (n >= MAX_SURFACE_ATTRIBS * 2) {
+			platform_set_error(platform, EGL_BAD_ATTRIBUTE, "too many surface attributes");
+			return false;
+		}
+		out[n] = in[n];
+		out[n + 1] = in[n + 1];
+	}
+	out[n] = EGL_NONE;
+	return true;
+}
+
+EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
+                                               const EGLAttrib *attribs)
+{
+	return create_window(dpy, config, native, attribs);
+}
+
+EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
+                                                   const EGLint *attribs)
+{
+	EGLAttrib wide[MAX_SURFACE_ATTRIBS * 2 + 1];
+	if (!widen_attribs(platform_current(), attribs, wide))
+		return EGL_NO_SURFACE;
+	return create_window(dpy, config, native, wide);
+}
+
+EGLSurface hook_create_window_surface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType native,
+                                      const EGLint *attribs)
+{
+	return hook_create_platform_window_surface_ext(dpy, config, (void *)native, attribs);
+}
+
+static EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_NO_SURFACE;
+	struct uda_platform *platform = display->platform;
+	uda_context *ctx = uda_device_get_context(display->device);
+	if (!native || uda_context_validate_allocation(ctx, native) != UDA_SUCCESS) {
+		platform_set_error(platform, EGL_BAD_NATIVE_PIXMAP,
+		                   "eglCreatePixmapSurface: %p is not a uda_allocation of the display's context", native);
+		return EGL_NO_SURFACE;
+	}
+	if (!check_attribs(platform, attribs, "eglCreatePixmapSurface"))
+		return EGL_NO_SURFACE;
+	uda_allocation *pixmap = native;
+	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	uda_allocation_get_metadata(pixmap, &metadata);
+	if (!config_renders_format(display, config, metadata.format)) {
+		platform_set_error(platform, EGL_BAD_MATCH, "eglCreatePixmapSurface: the config does not render format 0x%08x",
+		                   metadata.format);
+		return EGL_NO_SURFACE;
+	}
+	struct platform_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		return EGL_NO_SURFACE;
+	}
+	surface->display = display;
+	surface->kind = PLATFORM_SURFACE_PIXMAP;
+	surface->config = config;
+	surface->pixmap = pixmap;
+	surface->width = metadata.width;
+	surface->height = metadata.height;
+	return add_surface(display, surface);
+}
+
+EGLSurface hook_create_platform_pixmap_surface(EGLDisplay dpy, EGLConfig config, void *native,
+                                               const EGLAttrib *attribs)
+{
+	return create_pixmap(dpy, config, native, attribs);
+}
+
+EGLSurface hook_create_platform_pixmap_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
+                                                   const EGLint *attribs)
+{
+	EGLAttrib wide[MAX_SURFACE_ATTRIBS * 2 + 1];
+	if (!widen_attribs(platform_current(), attribs, wide))
+		return EGL_NO_SURFACE;
+	return create_pixmap(dpy, config, native, wide);
+}
+
+EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativePixmapType native,
+                                      const EGLint *attribs)
+{
+	return hook_create_platform_pixmap_surface_ext(dpy, config, (void *)native, attribs);
+}
+
+static void surface_free(struct platform_surface *surface)
+{
+	struct platform_display *display = surface->display;
+	for (uint32_t i = 0; i < surface->target_count; i++)
+		gl_target_release(display, &surface->targets[i]);
+	if (surface->window)
+		uda_surface_remove_destroy_callback(surface->window, window_destroyed, surface);
+	display->platform->egl.DestroySurface(display->internal, surface->internal);
+	free(surface);
+}
+
+static struct platform_surface *unlink_surface(struct platform_display *display, EGLSurface handle)
+{
+	pthread_mutex_lock(&display->platform->lock);
+	struct platform_surface *found = NULL;
+	for (struct platform_surface **link = &display->surfaces; *link; link = &(*link)->next) {
+		if ((EGLSurface)*link == handle) {
+			found = *link;
+			*link = found->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&display->platform->lock);
+	return found;
+}
+
+static void pixmap_store(struct platform_surface *surface);
+
+EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct platform_surface *surface = unlink_surface(display, handle);
+	if (!surface)
+		return display->platform->egl.DestroySurface(display->internal, handle);
+	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(surface);
+	surface_free(surface);
+	return EGL_TRUE;
+}
+
+void platform_surface_destroy_all(struct platform_display *display)
+{
+	pthread_mutex_lock(&display->platform->lock);
+	struct platform_surface *surfaces = display->surfaces;
+	display->surfaces = NULL;
+	pthread_mutex_unlock(&display->platform->lock);
+	while (surfaces) {
+		struct platform_surface *next = surfaces->next;
+		surface_free(surfaces);
+		surfaces = next;
+	}
+}
+
+/* After a resize of the uda_surface, GL renders the next frame at the new
+ * size: a new pbuffer, bound in place of the old one. */
+static void follow_window_size(struct platform_surface *surface)
+{
+	struct platform_display *display = surface->display;
+	struct uda_platform *platform = display->platform;
+	uint32_t width = surface->width, height = surface->height;
+	uda_surface_get_size(surface->window, &width, &height);
+	if (width == surface->width && height == surface->height)
+		return;
+	EGLSurface replacement = create_internal(display, surface->config, width, height);
+	if (replacement == EGL_NO_SURFACE)
+		return; /* keep rendering at the old size; the copy clips */
+	EGLSurface read = platform->egl.GetCurrentSurface(EGL_READ);
+	EGLContext context = platform->egl.GetCurrentContext();
+	if (!platform->egl.MakeCurrent(display->internal, replacement, read == surface->internal ? replacement : read,
+	                               context)) {
+		platform->egl.DestroySurface(display->internal, replacement);
+		return;
+	}
+	platform->egl.DestroySurface(display->internal, surface->internal);
+	pthread_mutex_lock(&platform->lock);
+	surface->internal = replacement;
+	surface->width = width;
+	surface->height = height;
+	pthread_mutex_unlock(&platform->lock);
+}
+
+/* EGL's damage rects count rows from the bottom; uda's from the top. */
+static uint32_t convert_damage(const struct platform_surface *surface, const EGLint *rects, EGLint count,
+                               uda_rect *out)
+{
+	if (!rects || count <= 0 || (uint32_t)count > UDA_SURFACE_MAX_DAMAGE_RECTS)
+		return 0;
+	for (EGLint i = 0; i < count; i++) {
+		const EGLint *r = &rects[i * 4];
+		out[i] = (uda_rect){r[0], (int32_t)surface->height - r[1] - r[3], r[2], r[3]};
+	}
+	return (uint32_t)count;
+}
+
+static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *rects, EGLint count)
+{
+	struct platform_display *display = surface->display;
+	struct uda_platform *platform = display->platform;
+	pthread_mutex_lock(&platform->lock);
+	uda_surface *window = surface->window;
+	pthread_mutex_unlock(&platform->lock);
+	if (!window) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the uda_surface was destroyed");
+		return EGL_FALSE;
+	}
+	if (platform->egl.GetCurrentSurface(EGL_DRAW) != surface->internal) {
+		platform_set_error(platform, EGL_BAD_SURFACE, "eglSwapBuffers: the surface is not current on this thread");
+		return EGL_FALSE;
+	}
+	uda_surface_buffer buffer;
+	if (uda_surface_dequeue(window, UINT64_MAX, &buffer) != UDA_SUCCESS) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
+		                   uda_context_get_error(uda_surface_get_context(window)));
+		return EGL_FALSE;
+	}
+	struct gl_target *target = gl_target_get(display, surface->targets, &surface->target_count,
+	                                         PLATFORM_MAX_TARGETS, buffer.buffer_id, buffer.allocation);
+	if (!target) {
+		uda_surface_cancel(window, buffer.buffer_id);
+		return EGL_FALSE;
+	}
+	uint32_t width = buffer.width < surface->width ? buffer.width : surface->width;
+	uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
+	gl_target_copy_from_surface(display, target, width, height);
+	/* No sync file crosses to the consumer yet (none on this Mesa), so
+	 * the frame is finished before it is queued. */
+	platform->gl.Finish();
+	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
+	uint32_t damage_count = convert_damage(surface, rects, count, damage);
+	uda_surface_queue(window, buffer.buffer_id, damage, damage_count);
+	pthread_mutex_lock(&platform->lock);
+	surface->swap_count++;
+	pthread_mutex_unlock(&platform->lock);
+	follow_window_size(surface);
+	return EGL_TRUE;
+}
+
+static EGLBoolean swap(EGLDisplay dpy, EGLSurface handle, const EGLint *rects, EGLint count)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct uda_platform *platform = display->platform;
+	struct platform_surface *surface = platform_surface_find(display, handle);
+	if (!surface) {
+		if (rects && platform->egl.SwapBuffersWithDamageKHR)
+			return platform->egl.SwapBuffersWithDamageKHR(display->internal, handle, (EGLint *)rects, count);
+		return platform->egl.SwapBuffers(display->internal, handle);
+	}
+	if (count < 0 || (count > 0 && !rects)) {
+		platform_set_error(platform, EGL_BAD_PARAMETER, "eglSwapBuffersWithDamage: bad rects");
+		return EGL_FALSE;
+	}
+	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
+		return EGL_TRUE; /* EGL: no effect on a pixmap */
+	return swap_window(surface, rects, count);
+}
+
+EGLBoolean hook_swap_buffers(EGLDisplay dpy, EGLSurface surface)
+{
+	return swap(dpy, surface, NULL, 0);
+}
+
+EGLBoolean hook_swap_buffers_with_damage(EGLDisplay dpy, EGLSurface surface, const EGLint *rects, EGLint count)
+{
+	return swap(dpy, surface, rects, count);
+}
+
+EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct uda_platform *platform = display->platform;
+	struct platform_surface *surface = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	if (platform->egl.GetCurrentContext() == EGL_NO_CONTEXT) {
+		platform_set_error(platform, EGL_BAD_CONTEXT, "eglSwapInterval: no current context");
+		return EGL_FALSE;
+	}
+	if (!surface || surface->kind != PLATFORM_SURFACE_WINDOW)
+		return EGL_TRUE; /* a pbuffer's interval means nothing */
+	/* Clamped to [0, 1]: a queue has no notion of skipping vblanks. */
+	EGLint clamped = interval <= 0 ? 0 : 1;
+	pthread_mutex_lock(&platform->lock);
+	surface->swap_interval = clamped;
+	uda_surface *window = surface->window;
+	pthread_mutex_unlock(&platform->lock);
+	if (window)
+		uda_surface_set_present_mode(window, clamped ? UDA_PRESENT_MODE_FIFO : UDA_PRESENT_MODE_MAILBOX);
+	return EGL_TRUE;
+}
+
+EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribute, EGLint *value)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct uda_platform *platform = display->platform;
+	struct platform_surface *surface = platform_surface_find(display, handle);
+	if (!surface)
+		return platform->egl.QuerySurface(display->internal, handle, attribute, value);
+	if (!value) {
+		platform_set_error(platform, EGL_BAD_PARAMETER, "eglQuerySurface: value is NULL");
+		return EGL_FALSE;
+	}
+	pthread_mutex_lock(&platform->lock);
+	EGLint width = (EGLint)surface->width, height = (EGLint)surface->height;
+	EGLint interval = surface->swap_interval;
+	uint64_t swaps = surface->swap_count;
+	pthread_mutex_unlock(&platform->lock);
+	switch (attribute) {
+	case EGL_WIDTH:
+		*value = width;
+		return EGL_TRUE;
+	case EGL_HEIGHT:
+		*value = height;
+		return EGL_TRUE;
+	case EGL_BUFFER_AGE_EXT:
+		/* GL draws into the same pbuffer every frame: after a swap it
+		 * holds the previous frame. */
+		*value = surface->kind == PLATFORM_SURFACE_WINDOW && swaps ? 1 : 0;
+		return EGL_TRUE;
+	case EGL_SWAP_BEHAVIOR:
+		*value = EGL_BUFFER_DESTROYED;
+		return EGL_TRUE;
+	case EGL_RENDER_BUFFER:
+		*value = surface->kind == PLATFORM_SURFACE_PIXMAP ? EGL_SINGLE_BUFFER : EGL_BACK_BUFFER;
+		return EGL_TRUE;
+	case EGL_MIN_SWAP_INTERVAL:
+		*value = 0;
+		return EGL_TRUE;
+	case EGL_MAX_SWAP_INTERVAL:
+		*value = 1;
+		return EGL_TRUE;
+	default:
+		(void)interval;
+		return platform->egl.QuerySurface(display->internal, surface->internal, attribute, value);
+	}
+}
+
+/* A pixmap's content goes into its pbuffer when it is first bound, and
+ * back when the application waits for GL or unbinds it. Both need the
+ * context the surface is current with. */
+static struct gl_target *pixmap_target(struct platform_surface *surface)
+{
+	return gl_target_get(surface->display, surface->targets, &surface->target_count, PLATFORM_MAX_TARGETS, 0,
+	                     surface->pixmap);
+}
+
+static void pixmap_load(struct platform_surface *surface)
+{
+	if (surface->pixmap_loaded)
+		return;
+	struct gl_target *target = pixmap_target(surface);
+	if (!target)
+		return;
+	gl_target_copy_to_surface(surface->display, target, surface->width, surface->height);
+	surface->pixmap_loaded = true;
+}
+
+static void pixmap_store(struct platform_surface *surface)
+{
+	struct uda_platform *platform = surface->display->platform;
+	if (platform->egl.GetCurrentSurface(EGL_DRAW) != surface->internal)
+		return;
+	struct gl_target *target = pixmap_target(surface);
+	if (!target)
+		return;
+	gl_target_copy_from_surface(surface->display, target, surface->width, surface->height);
+	platform->gl.Finish();
+}
+
+EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct uda_platform *platform = display->platform;
+	struct platform_surface *previous = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	struct platform_surface *next_draw = platform_surface_find(display, draw);
+	struct platform_surface *next_read = platform_surface_find(display, read);
+	if ((next_draw && next_draw->lost) || (next_read && next_read->lost)) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglMakeCurrent: the uda_surface was destroyed");
+		return EGL_FALSE;
+	}
+	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(previous);
+	EGLSurface internal_draw = next_draw ? next_draw->internal : draw;
+	EGLSurface internal_read = next_read ? next_read->internal : read;
+	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context))
+		return EGL_FALSE;
+	if (next_draw && next_draw->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_load(next_draw);
+	return EGL_TRUE;
+}
+
+static EGLBoolean wait_rendering(void)
+{
+	struct uda_platform *platform = platform_current();
+	if (!platform)
+		return EGL_TRUE;
+	struct platform_surface *surface = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	if (surface && surface->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(surface);
+	else if (platform_load_gl(platform))
+		platform->gl.Finish();
+	return EGL_TRUE;
+}
+
+EGLBoolean hook_wait_client(void)
+{
+	return wait_rendering();
+}
+
+EGLBoolean hook_wait_gl(void)
+{
+	return wait_rendering();
+}
