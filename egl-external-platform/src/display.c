@@ -54,6 +54,12 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 	struct platform_display *display = platform->displays;
 	while (display && display->device != device)
 		display = display->next;
+	if (display && !display->initialized) {
+		/* The same pointer may be a new device since the display was
+		 * terminated (the old one's context destroyed after it). */
+		display->internal = gl_native.egl_display;
+		display->backend_context = gl_native.egl_context;
+	}
 	if (!display) {
 		display = calloc(1, sizeof(*display));
 		if (display) {
@@ -116,7 +122,8 @@ EGLBoolean hook_initialize(EGLDisplay dpy, EGLint *major, EGLint *minor)
 		return EGL_FALSE;
 	}
 	pthread_mutex_lock(&platform->lock);
-	if (!display->extensions) {
+	if (!display->initialized) {
+		free(display->extensions);
 		const char *internal = platform->egl.QueryString(display->internal, EGL_EXTENSIONS);
 		size_t length = internal ? strlen(internal) : 0;
 		static const char ours[] = "EGL_UDA_image_allocation";

@@ -123,6 +123,12 @@ struct platform_surface {
 	uda_allocation *pixmap;    /* PIXMAP; the application's */
 	bool pixmap_loaded;        /* its content copied into `internal` */
 	bool lost;                 /* the native window was destroyed */
+	/* WINDOW: the buffer the frame being drawn goes to, dequeued after
+	 * the previous swap (so a resize reaches the frame after the next
+	 * swap, as on Wayland, and the swap blocks while the consumer holds
+	 * every buffer, which is what throttles a FIFO producer). */
+	bool held;
+	uda_surface_buffer buffer;
 	EGLint swap_interval;
 	uint64_t swap_count;
 	struct gl_target targets[PLATFORM_MAX_TARGETS];

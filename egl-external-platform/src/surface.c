@@ -57,6 +57,7 @@ static void window_destroyed(uda_surface *window, void *user_data)
 	pthread_mutex_lock(&surface->display->platform->lock);
 	surface->window = NULL;
 	surface->lost = true;
+	surface->held = false; /* the surface frees it */
 	pthread_mutex_unlock(&surface->display->platform->lock);
 }
 
@@ -127,10 +128,10 @@ static EGLSurface add_surface(struct platform_display *display, struct platform_
 	surface->internal = create_internal(display, surface->config, surface->width, surface->height);
 	if (surface->internal == EGL_NO_SURFACE) {
 		EGLint error = platform->egl.GetError();
-		free(surface);
 		/* EGL_BAD_CONFIG, EGL_BAD_MATCH... from the driver, as it is. */
 		platform_set_error(platform, error == EGL_SUCCESS ? EGL_BAD_ALLOC : error,
 		                   "the device cannot make a %ux%u surface of this config", surface->width, surface->height);
+		free(surface);
 		return EGL_NO_SURFACE;
 	}
 	pthread_mutex_lock(&platform->lock);
@@ -310,8 +311,11 @@ static void surface_free(struct platform_surface *surface)
 	struct platform_display *display = surface->display;
 	for (uint32_t i = 0; i < surface->target_count; i++)
 		gl_target_release(display, &surface->targets[i]);
-	if (surface->window)
+	if (surface->window) {
+		if (surface->held)
+			uda_surface_cancel(surface->window, surface->buffer.buffer_id);
 		uda_surface_remove_destroy_callback(surface->window, window_destroyed, surface);
+	}
 	display->platform->egl.DestroySurface(display->internal, surface->internal);
 	free(surface);
 }
@@ -360,14 +364,13 @@ void platform_surface_destroy_all(struct platform_display *display)
 	}
 }
 
-/* After a resize of the uda_surface, GL renders the next frame at the new
- * size: a new pbuffer, bound in place of the old one. */
-static void follow_window_size(struct platform_surface *surface)
+/* When the next buffer has another size (the uda_surface was resized), GL
+ * renders the next frame at that size: a new pbuffer, bound in place of
+ * the old one. */
+static void follow_buffer_size(struct platform_surface *surface, uint32_t width, uint32_t height)
 {
 	struct platform_display *display = surface->display;
 	struct uda_platform *platform = display->platform;
-	uint32_t width = surface->width, height = surface->height;
-	uda_surface_get_size(surface->window, &width, &height);
 	if (width == surface->width && height == surface->height)
 		return;
 	EGLSurface replacement = create_internal(display, surface->config, width, height);
@@ -416,18 +419,20 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 		platform_set_error(platform, EGL_BAD_SURFACE, "eglSwapBuffers: the surface is not current on this thread");
 		return EGL_FALSE;
 	}
-	uda_surface_buffer buffer;
-	if (uda_surface_dequeue(window, UINT64_MAX, &buffer) != UDA_SUCCESS) {
-		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
-		                   uda_context_get_error(uda_surface_get_context(window)));
-		return EGL_FALSE;
+	if (!surface->held) {
+		/* The first frame (or one after a failed dequeue). */
+		if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS) {
+			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
+			                   uda_context_get_error(uda_surface_get_context(window)));
+			return EGL_FALSE;
+		}
+		surface->held = true;
 	}
+	const uda_surface_buffer buffer = surface->buffer;
 	struct gl_target *target = gl_target_get(display, surface->targets, &surface->target_count,
 	                                         PLATFORM_MAX_TARGETS, buffer.buffer_id, buffer.allocation);
-	if (!target) {
-		uda_surface_cancel(window, buffer.buffer_id);
-		return EGL_FALSE;
-	}
+	if (!target)
+		return EGL_FALSE; /* the buffer stays held for the next try */
 	uint32_t width = buffer.width < surface->width ? buffer.width : surface->width;
 	uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
 	gl_target_copy_from_surface(display, target, width, height);
@@ -438,9 +443,16 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	uint32_t damage_count = convert_damage(surface, rects, count, damage);
 	uda_surface_queue(window, buffer.buffer_id, damage, damage_count);
 	pthread_mutex_lock(&platform->lock);
+	surface->held = false;
 	surface->swap_count++;
 	pthread_mutex_unlock(&platform->lock);
-	follow_window_size(surface);
+
+	/* The next frame's buffer: waits here while the consumer holds all
+	 * of them (FIFO), which paces the producer to the consumer. */
+	if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) == UDA_SUCCESS) {
+		surface->held = true;
+		follow_buffer_size(surface, surface->buffer.width, surface->buffer.height);
+	}
 	return EGL_TRUE;
 }
 

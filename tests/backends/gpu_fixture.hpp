@@ -285,6 +285,25 @@ inline size_t gl_count_wrong_pixels(const uda_gl_native &native, uint32_t width,
 	return wrong;
 }
 
+// Copies `image` out into host memory after acquiring it from "external"
+// in GENERAL layout (another API wrote it), and waits.
+inline std::vector<uint32_t> vulkan_read_pixels(const uda_vulkan_native &native, VkImage image, uint32_t width,
+                                                uint32_t height)
+{
+	VulkanCommands commands(native);
+	void *mapped = nullptr;
+	VkBuffer readback = commands.host_buffer(width * height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
+	commands.image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
+	                       VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
+	VkBufferImageCopy region = {};
+	region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+	region.imageExtent = {width, height, 1};
+	vkCmdCopyImageToBuffer(commands.cmd(), image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
+	commands.submit_and_wait();
+	const auto *pixels = static_cast<const uint32_t *>(mapped);
+	return std::vector<uint32_t>(pixels, pixels + width * height);
+}
+
 // What crosses a process boundary, done in one: export as `type`,
 // serialize the metadata, import both on `device`.
 inline AllocationPtr import_through_fd(uda_context *ctx, uda_device *device, uda_allocation *source,

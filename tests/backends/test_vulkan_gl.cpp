@@ -68,24 +68,9 @@ protected:
 		vulkan_upload_pattern(native, native.image, kWidth, kHeight);
 	}
 
-	// Copies the image out into a host buffer after acquiring it from
-	// "external" (GL wrote it).
 	static std::vector<uint32_t> vulkan_read_image(const uda_vulkan_native &native)
 	{
-		VulkanCommands commands(native);
-		void *mapped = nullptr;
-		VkBuffer readback = commands.host_buffer(kWidth * kHeight * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &mapped);
-		// GL wrote it: acquire from "external", in GENERAL layout.
-		commands.image_barrier(native.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 0,
-		                       VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_EXTERNAL, native.queue_family_index);
-		VkBufferImageCopy region = {};
-		region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-		region.imageExtent = {kWidth, kHeight, 1};
-		vkCmdCopyImageToBuffer(commands.cmd(), native.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1,
-		                       &region);
-		commands.submit_and_wait();
-		const auto *pixels = static_cast<const uint32_t *>(mapped);
-		return std::vector<uint32_t>(pixels, pixels + kWidth * kHeight);
+		return vulkan_read_pixels(native, native.image, kWidth, kHeight);
 	}
 };
 

@@ -1,0 +1,491 @@
+// The EGL external platform through the host on Mesa: llvmpipe renders
+// into EGL surfaces whose buffers are uda allocations (lavapipe's memory),
+// and consumers read them through GL and Vulkan imports of the core.
+//
+// The test links libuda-egl-host before libEGL, as an application would,
+// and finds the platform through the build tree's manifest.
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <GLES3/gl3.h>
+#include <cstring>
+#include <drm_fourcc.h>
+#include <string>
+
+#include <EGL/eglext_uda.h>
+#include <uda/uda_surface.h>
+
+#include "fd_count.hpp"
+#include "gpu_fixture.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+constexpr uint32_t kWidth = 64, kHeight = 48;
+
+bool has_extension(const char *list, const char *name)
+{
+	if (!list)
+		return false;
+	const size_t length = std::strlen(name);
+	for (const char *at = std::strstr(list, name); at; at = std::strstr(at + 1, name)) {
+		if ((at == list || at[-1] == ' ') && (at[length] == ' ' || at[length] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+// 8-bit channels that survive float conversion exactly.
+struct Colour {
+	uint8_t r, g, b;
+	uint32_t packed() const { return r | g << 8 | b << 16 | 0xffu << 24; }
+};
+
+Colour frame_colour(uint32_t frame, bool top)
+{
+	return {static_cast<uint8_t>((frame * 51) % 256), static_cast<uint8_t>(top ? 255 : 0),
+	        static_cast<uint8_t>((frame * 17 + 5) % 256)};
+}
+
+// Clears the whole surface to the frame's colour and the top half to its
+// "top" colour: orientation mistakes show as swapped halves.
+void draw_frame(uint32_t frame, uint32_t width, uint32_t height)
+{
+	const Colour bottom = frame_colour(frame, false), top = frame_colour(frame, true);
+	glViewport(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+	glClearColor(bottom.r / 255.0f, bottom.g / 255.0f, bottom.b / 255.0f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glEnable(GL_SCISSOR_TEST);
+	// GL's y counts from the bottom: the top half starts at height / 2.
+	glScissor(0, static_cast<GLint>(height / 2), static_cast<GLsizei>(width), static_cast<GLsizei>(height - height / 2));
+	glClearColor(top.r / 255.0f, top.g / 255.0f, top.b / 255.0f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glDisable(GL_SCISSOR_TEST);
+}
+
+// Pixels of a buffer whose first row is the image's top.
+size_t wrong_pixels(const std::vector<uint32_t> &pixels, uint32_t frame, uint32_t width, uint32_t height)
+{
+	size_t wrong = 0;
+	for (uint32_t y = 0; y < height; y++) {
+		const uint32_t expected = frame_colour(frame, y < height - height / 2).packed();
+		for (uint32_t x = 0; x < width; x++)
+			wrong += pixels[y * width + x] != expected;
+	}
+	return wrong;
+}
+
+std::vector<uint32_t> gl_read(const uda_gl_native &native, uint32_t width, uint32_t height)
+{
+	SharedGlContext context(native);
+	GLuint fbo = context.framebuffer_for(native.texture);
+	std::vector<uint32_t> pixels(width * height);
+	glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA, GL_UNSIGNED_BYTE,
+	             pixels.data());
+	glDeleteFramebuffers(1, &fbo);
+	return pixels;
+}
+
+class EglPlatform : public GpuTest
+{
+protected:
+	void SetUp() override
+	{
+		const char *manifest = std::getenv("UDA_TEST_EGL_PLATFORM_MANIFEST");
+		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest ? manifest : UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
+		fds_before = open_fd_count();
+		GpuTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		display = eglGetPlatformDisplay(EGL_PLATFORM_UDA, gl, nullptr);
+		ASSERT_NE(display, EGL_NO_DISPLAY) << std::hex << eglGetError();
+		EGLint major = 0, minor = 0;
+		ASSERT_TRUE(eglInitialize(display, &major, &minor)) << std::hex << eglGetError();
+		ASSERT_TRUE(eglBindAPI(EGL_OPENGL_ES_API));
+		const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT | EGL_PIXMAP_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE,
+		                          8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+		                          EGL_NATIVE_VISUAL_ID, static_cast<EGLint>(DRM_FORMAT_ABGR8888), EGL_NONE};
+		EGLint count = 0;
+		ASSERT_TRUE(eglChooseConfig(display, attribs, &config, 1, &count));
+		ASSERT_EQ(count, 1);
+		const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+		context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+		ASSERT_NE(context, EGL_NO_CONTEXT) << std::hex << eglGetError();
+	}
+	void TearDown() override
+	{
+		if (display != EGL_NO_DISPLAY) {
+			eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+			if (context != EGL_NO_CONTEXT)
+				eglDestroyContext(display, context);
+			eglTerminate(display);
+		}
+		uda_surface_destroy(window);
+		GpuTest::TearDown();
+		EXPECT_EQ(open_fd_count(), fds_before);
+	}
+
+	// GL renders, Vulkan samples, reads back (TRANSFER_SRC) and uploads.
+	std::vector<uda_device_usage> producer_and_consumer()
+	{
+		return {{gl, &gl_usage}, {vulkan, &vulkan_usage}};
+	}
+	void create_window(uint32_t width = kWidth, uint32_t height = kHeight, uint32_t format = DRM_FORMAT_ABGR8888)
+	{
+		devices = producer_and_consumer();
+		uda_surface_create_info info = {};
+		info.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO;
+		info.width = width;
+		info.height = height;
+		info.format = format;
+		info.device_count = static_cast<uint32_t>(devices.size());
+		info.devices = devices.data();
+		// The EGL surface holds one for the frame being drawn; the tests
+		// queue up to three before consuming.
+		info.buffer_count = 4;
+		ASSERT_EQ(uda_surface_create(ctx.get(), &info, &window), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	}
+	AllocationPtr allocate_image()
+	{
+		uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
+		devices = producer_and_consumer();
+		uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion,
+		                             static_cast<uint32_t>(devices.size()), devices.data()};
+		uda_allocation *allocation = nullptr;
+		EXPECT_EQ(uda_negotiate_allocate(ctx.get(), &info, &allocation, nullptr, nullptr), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		return AllocationPtr(allocation);
+	}
+	// What a consumer sees of the oldest queued frame, through both APIs.
+	void expect_frame(uint32_t frame, uint32_t width, uint32_t height)
+	{
+		uda_surface_frame acquired = {};
+		ASSERT_EQ(uda_surface_acquire(window, 0, &acquired), UDA_SUCCESS) << "frame " << frame;
+		EXPECT_EQ(acquired.width, width);
+		EXPECT_EQ(acquired.height, height);
+		{
+			AllocationPtr in_gl = import_through_fd(ctx.get(), gl, acquired.allocation, UDA_HANDLE_TYPE_OPAQUE_FD);
+			ASSERT_TRUE(in_gl);
+			EXPECT_EQ(wrong_pixels(gl_read(gl_native_of(in_gl.get()), width, height), frame, width, height), 0u)
+				<< "GL consumer, frame " << frame;
+		}
+		{
+			AllocationPtr in_vulkan =
+				import_through_fd(ctx.get(), vulkan, acquired.allocation, UDA_HANDLE_TYPE_OPAQUE_FD);
+			ASSERT_TRUE(in_vulkan);
+			uda_vulkan_native native = {};
+			native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+			ASSERT_EQ(uda_allocation_get_native(in_vulkan.get(), &native), UDA_SUCCESS);
+			EXPECT_EQ(wrong_pixels(vulkan_read_pixels(native, native.image, width, height), frame, width, height),
+			          0u)
+				<< "Vulkan consumer, frame " << frame;
+		}
+		ASSERT_EQ(uda_surface_release(window, acquired.buffer_id), UDA_SUCCESS);
+	}
+
+	const uda_usage_atom gl_atoms[1] = {atom(UDA_USAGE_RENDER_TARGET)};
+	const uda_usage gl_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, gl_atoms};
+	const uda_usage_atom vulkan_atoms[3] = {atom(UDA_USAGE_SAMPLED), atom(UDA_USAGE_TRANSFER_SRC),
+	                                        atom(UDA_USAGE_TRANSFER_DST)};
+	const uda_usage vulkan_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 3, vulkan_atoms};
+	std::vector<uda_device_usage> devices;
+
+	int fds_before = 0;
+	EGLDisplay display = EGL_NO_DISPLAY;
+	EGLConfig config = nullptr;
+	EGLContext context = EGL_NO_CONTEXT;
+	uda_surface *window = nullptr;
+};
+
+TEST_F(EglPlatform, DisplayInitializesAndListsConfigs)
+{
+	EXPECT_TRUE(has_extension(eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS), "EGL_UDA_platform_uda"));
+	EXPECT_TRUE(has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_UDA_image_allocation"));
+	EXPECT_NE(eglQueryString(display, EGL_VERSION), nullptr);
+	// One display per device, whichever API's device names the hardware.
+	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_UDA, gl, nullptr), display);
+	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_UDA, vulkan, nullptr), display);
+
+	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_NONE};
+	EGLint count = 0;
+	ASSERT_TRUE(eglChooseConfig(display, attribs, nullptr, 0, &count));
+	ASSERT_GT(count, 0);
+	std::vector<EGLConfig> configs(static_cast<size_t>(count));
+	ASSERT_TRUE(eglChooseConfig(display, attribs, configs.data(), count, &count));
+	for (EGLConfig c : configs) {
+		EGLint type = 0, visual = 0;
+		ASSERT_TRUE(eglGetConfigAttrib(display, c, EGL_SURFACE_TYPE, &type));
+		EXPECT_EQ(type & (EGL_WINDOW_BIT | EGL_PIXMAP_BIT), EGL_WINDOW_BIT | EGL_PIXMAP_BIT);
+		ASSERT_TRUE(eglGetConfigAttrib(display, c, EGL_NATIVE_VISUAL_ID, &visual));
+		uda_format_info format = {};
+		EXPECT_EQ(uda_format_get_info(static_cast<uint32_t>(visual), &format), UDA_SUCCESS) << std::hex << visual;
+	}
+	// A visual the configs do not have matches nothing.
+	const EGLint none[] = {EGL_NATIVE_VISUAL_ID, static_cast<EGLint>(DRM_FORMAT_NV12), EGL_NONE};
+	ASSERT_TRUE(eglChooseConfig(display, none, nullptr, 0, &count));
+	EXPECT_EQ(count, 0);
+}
+
+TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
+	EGLint width = 0, height = 0;
+	EXPECT_TRUE(eglQuerySurface(display, surface, EGL_WIDTH, &width));
+	EXPECT_TRUE(eglQuerySurface(display, surface, EGL_HEIGHT, &height));
+	EXPECT_EQ(width, static_cast<EGLint>(kWidth));
+	EXPECT_EQ(height, static_cast<EGLint>(kHeight));
+
+	for (uint32_t frame = 1; frame <= 6; frame++) {
+		ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context)) << std::hex << eglGetError();
+		EXPECT_EQ(eglGetCurrentSurface(EGL_DRAW), surface);
+		EXPECT_EQ(eglGetCurrentDisplay(), display);
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+		EXPECT_EQ(eglGetError(), EGL_SUCCESS);
+		EGLint age = -1;
+		EXPECT_TRUE(eglQuerySurface(display, surface, EGL_BUFFER_AGE_EXT, &age));
+		EXPECT_EQ(age, 1);
+		// The consumer reads it (it makes its own context current).
+		expect_frame(frame, kWidth, kHeight);
+	}
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+TEST_F(EglPlatform, ResizeMidStreamFollowsTheSurface)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(1, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+
+	// As wl_egl_window_resize: the frame being drawn keeps the old size,
+	// the one after the next swap has the new one.
+	const uint32_t new_width = 80, new_height = 36;
+	ASSERT_EQ(uda_surface_resize(window, new_width, new_height), UDA_SUCCESS);
+	draw_frame(2, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	EGLint width = 0, height = 0;
+	EXPECT_TRUE(eglQuerySurface(display, surface, EGL_WIDTH, &width));
+	EXPECT_TRUE(eglQuerySurface(display, surface, EGL_HEIGHT, &height));
+	EXPECT_EQ(width, static_cast<EGLint>(new_width));
+	EXPECT_EQ(height, static_cast<EGLint>(new_height));
+	draw_frame(3, new_width, new_height);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+
+	expect_frame(1, kWidth, kHeight);
+	expect_frame(2, kWidth, kHeight);
+	expect_frame(3, new_width, new_height);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+TEST_F(EglPlatform, SwapIntervalZeroNeverWaitsForTheConsumer)
+{
+	create_window();
+	EGLSurface surface = eglCreateWindowSurface(display, config, reinterpret_cast<EGLNativeWindowType>(window), nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	ASSERT_TRUE(eglSwapInterval(display, 0));
+	// Four buffers, ten frames, no consumer: FIFO would block at the 4th.
+	for (uint32_t frame = 1; frame <= 10; frame++) {
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface));
+	}
+	uda_surface_frame newest = {};
+	ASSERT_EQ(uda_surface_acquire(window, 0, &newest), UDA_SUCCESS);
+	EXPECT_EQ(newest.frame_number, 10u);
+	EXPECT_EQ(newest.dropped_before, 9u);
+	ASSERT_EQ(uda_surface_release(window, newest.buffer_id), UDA_SUCCESS);
+
+	// Back to 1: every frame reaches the consumer.
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	ASSERT_TRUE(eglSwapInterval(display, 1));
+	for (uint32_t frame = 11; frame <= 12; frame++) {
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface));
+	}
+	expect_frame(11, kWidth, kHeight);
+	expect_frame(12, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	auto swap_with_damage =
+		reinterpret_cast<PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC>(eglGetProcAddress("eglSwapBuffersWithDamageKHR"));
+	ASSERT_NE(swap_with_damage, nullptr);
+	draw_frame(1, kWidth, kHeight);
+	// EGL counts rows from the bottom: 8 rows at the bottom.
+	EGLint rect[4] = {0, 0, static_cast<EGLint>(kWidth), 8};
+	ASSERT_TRUE(swap_with_damage(display, surface, rect, 1)) << std::hex << eglGetError();
+	uda_surface_frame frame = {};
+	ASSERT_EQ(uda_surface_acquire(window, 0, &frame), UDA_SUCCESS);
+	ASSERT_EQ(frame.damage_count, 1u);
+	EXPECT_EQ(frame.damage[0].y, static_cast<int32_t>(kHeight - 8));
+	EXPECT_EQ(frame.damage[0].height, 8);
+	ASSERT_EQ(uda_surface_release(window, frame.buffer_id), UDA_SUCCESS);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+TEST_F(EglPlatform, PixmapSurfaceRendersIntoAVulkanAllocation)
+{
+	AllocationPtr allocation = allocate_image();
+	ASSERT_TRUE(allocation);
+	uda_device *owner = nullptr;
+	ASSERT_EQ(uda_allocation_get_device(allocation.get(), &owner), UDA_SUCCESS);
+	EXPECT_EQ(owner, vulkan);
+	EGLSurface pixmap = eglCreatePlatformPixmapSurface(display, config, allocation.get(), nullptr);
+	ASSERT_NE(pixmap, EGL_NO_SURFACE) << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(display, pixmap, pixmap, context)) << std::hex << eglGetError();
+	draw_frame(7, kWidth, kHeight);
+	ASSERT_TRUE(eglWaitClient()); // EGL: pixmap rendering is complete now
+	uda_vulkan_native native = {};
+	native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+	ASSERT_EQ(uda_allocation_get_native(allocation.get(), &native), UDA_SUCCESS);
+	EXPECT_EQ(wrong_pixels(vulkan_read_pixels(native, native.image, kWidth, kHeight), 7, kWidth, kHeight), 0u);
+	ASSERT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	EXPECT_TRUE(eglDestroySurface(display, pixmap));
+}
+
+TEST_F(EglPlatform, ImageOfAVulkanAllocationSamplesItsPixels)
+{
+	AllocationPtr allocation = allocate_image();
+	ASSERT_TRUE(allocation);
+	uda_vulkan_native native = {};
+	native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+	ASSERT_EQ(uda_allocation_get_native(allocation.get(), &native), UDA_SUCCESS);
+	vulkan_upload_pattern(native, native.image, kWidth, kHeight);
+
+	EGLImage image = eglCreateImage(display, EGL_NO_CONTEXT, EGL_UDA_ALLOCATION, allocation.get(), nullptr);
+	ASSERT_NE(image, EGL_NO_IMAGE) << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context));
+	auto target_texture =
+		reinterpret_cast<PFNGLEGLIMAGETARGETTEXTURE2DOESPROC>(eglGetProcAddress("glEGLImageTargetTexture2DOES"));
+	ASSERT_NE(target_texture, nullptr);
+	GLuint texture = 0, fbo = 0;
+	glGenTextures(1, &texture);
+	glBindTexture(GL_TEXTURE_2D, texture);
+	target_texture(GL_TEXTURE_2D, image);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+	ASSERT_EQ(glCheckFramebufferStatus(GL_FRAMEBUFFER), static_cast<GLenum>(GL_FRAMEBUFFER_COMPLETE));
+	std::vector<uint32_t> pixels(kWidth * kHeight);
+	glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+	EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+	size_t wrong = 0;
+	for (uint32_t y = 0; y < kHeight; y++)
+		for (uint32_t x = 0; x < kWidth; x++)
+			wrong += pixels[y * kWidth + x] != pattern(x, y);
+	EXPECT_EQ(wrong, 0u);
+	glDeleteFramebuffers(1, &fbo);
+	glDeleteTextures(1, &texture);
+	EXPECT_TRUE(eglDestroyImage(display, image));
+	// The KHR entry points reach the same hooks.
+	auto create_khr = reinterpret_cast<PFNEGLCREATEIMAGEKHRPROC>(eglGetProcAddress("eglCreateImageKHR"));
+	auto destroy_khr = reinterpret_cast<PFNEGLDESTROYIMAGEKHRPROC>(eglGetProcAddress("eglDestroyImageKHR"));
+	ASSERT_TRUE(create_khr && destroy_khr);
+	EGLImageKHR again = create_khr(display, EGL_NO_CONTEXT, EGL_UDA_ALLOCATION, allocation.get(), nullptr);
+	ASSERT_NE(again, EGL_NO_IMAGE_KHR);
+	EXPECT_TRUE(destroy_khr(display, again));
+}
+
+TEST_F(EglPlatform, BadInputGivesEglErrorsNotCrashes)
+{
+	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_UDA, nullptr, nullptr), EGL_NO_DISPLAY);
+	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
+	const EGLAttrib display_attribs[] = {EGL_DEVICE_EXT, 0, EGL_NONE};
+	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_UDA, gl, display_attribs), EGL_NO_DISPLAY);
+	EXPECT_EQ(eglGetError(), EGL_BAD_ATTRIBUTE);
+
+	int not_a_window = 0;
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, nullptr, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_NATIVE_WINDOW);
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, &not_a_window, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_NATIVE_WINDOW);
+	EXPECT_EQ(eglCreatePlatformPixmapSurface(display, config, &not_a_window, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_NATIVE_PIXMAP);
+	EXPECT_EQ(eglCreateImage(display, EGL_NO_CONTEXT, EGL_UDA_ALLOCATION, &not_a_window, nullptr), EGL_NO_IMAGE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
+
+	// A format the config does not render.
+	create_window(kWidth, kHeight, DRM_FORMAT_RGB565);
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, window, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_MATCH);
+	uda_surface_destroy(window);
+	window = nullptr;
+
+	// A queue negotiated without the display's device.
+	const uda_usage_atom cpu[1] = {cpu_atom(UDA_USAGE_CPU_READ)};
+	const uda_usage cpu_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, cpu};
+	uda_device_usage system_only = {system, &cpu_usage};
+	uda_surface_create_info info = {};
+	info.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO;
+	info.width = kWidth;
+	info.height = kHeight;
+	info.format = DRM_FORMAT_ABGR8888;
+	info.device_count = 1;
+	info.devices = &system_only;
+	uda_surface *foreign = nullptr;
+	ASSERT_EQ(uda_surface_create(ctx.get(), &info, &foreign), UDA_SUCCESS);
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, foreign, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_MATCH);
+	uda_surface_destroy(foreign);
+
+	create_window();
+	const EGLAttrib bad_attribs[] = {EGL_WIDTH, 10, EGL_NONE};
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, window, bad_attribs), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_ATTRIBUTE);
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	// One EGLSurface per native window.
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, window, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_ALLOC);
+
+	// Swapping a surface that is not current.
+	EXPECT_FALSE(eglSwapBuffers(display, surface));
+	EXPECT_EQ(eglGetError(), EGL_BAD_SURFACE);
+
+	// The native window destroyed under a live EGLSurface.
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(1, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	uda_surface_destroy(window);
+	window = nullptr;
+	draw_frame(2, kWidth, kHeight);
+	EXPECT_FALSE(eglSwapBuffers(display, surface));
+	EXPECT_EQ(eglGetError(), EGL_BAD_NATIVE_WINDOW);
+	ASSERT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	EXPECT_FALSE(eglMakeCurrent(display, surface, surface, context));
+	EXPECT_EQ(eglGetError(), EGL_BAD_NATIVE_WINDOW);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+
+	// Images take no context and only their own attributes.
+	AllocationPtr allocation = allocate_image();
+	ASSERT_TRUE(allocation);
+	EXPECT_EQ(eglCreateImage(display, context, EGL_UDA_ALLOCATION, allocation.get(), nullptr), EGL_NO_IMAGE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_CONTEXT);
+	const EGLAttrib image_attribs[] = {EGL_WIDTH, 1, EGL_NONE};
+	EXPECT_EQ(eglCreateImage(display, EGL_NO_CONTEXT, EGL_UDA_ALLOCATION, allocation.get(), image_attribs),
+	          EGL_NO_IMAGE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
+	// Not a display at all.
+	EXPECT_FALSE(eglInitialize(reinterpret_cast<EGLDisplay>(&not_a_window), nullptr, nullptr));
+	EXPECT_EQ(eglGetError(), EGL_BAD_DISPLAY);
+}
+
+} // namespace
