@@ -37,6 +37,7 @@ struct host {
 };
 
 static struct host host = {.display_lock = PTHREAD_MUTEX_INITIALIZER};
+static void ensure_init(void);
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
 static _Thread_local struct {
@@ -96,9 +97,23 @@ static void *real_by_name(const char *name)
 	return function;
 }
 
+/* Answers the platform's question "does this driver route framebuffer 0
+ * of GL calls to me?" (uda's platform asks it to render windows direct). */
+static void interposes_gl_marker(void)
+{
+}
+
 static void *driver_get_proc_address(const char *name)
 {
+	if (name && strcmp(name, "udaEglHostInterposesGL") == 0)
+		return (void *)interposes_gl_marker;
 	return name ? real_by_name(name) : NULL;
+}
+
+void *host_real_gl(const char *name)
+{
+	ensure_init();
+	return host.real_get_proc_address ? (void *)host.real_get_proc_address(name) : NULL;
 }
 
 static void driver_set_error(EGLint error, EGLint type, const char *message)
@@ -230,6 +245,10 @@ static void load_platform(const char *manifest_path)
 	platform->path = path;
 	for (unsigned i = 0; i < HOST_EP_COUNT; i++)
 		platform->hooks[i] = platform->ext.exports.getHookAddress(platform->ext.data, host_entrypoint_names[i]);
+	platform->default_framebuffer = (unsigned (*)(void))platform->ext.exports.getHookAddress(
+	        platform->ext.data, "udaPlatformDefaultFramebuffer");
+	platform->release_current =
+	        (void (*)(void))platform->ext.exports.getHookAddress(platform->ext.data, "udaPlatformReleaseCurrent");
 	host.platform_count++;
 	debug("loaded platform ", path);
 }

@@ -19,6 +19,10 @@ struct host_platform {
 	EGLExtPlatform ext;
 	/* getHookAddress's answer for every entry point, asked once. */
 	void *hooks[HOST_EP_COUNT];
+	/* uda platform extensions to the interface, for direct rendering
+	 * (host_gl.c): NULL for other platforms. */
+	unsigned (*default_framebuffer)(void);
+	void (*release_current)(void);
 };
 
 /* A call on an application display: whose it is and what to call. */
@@ -53,6 +57,14 @@ struct host_platform *host_platforms(unsigned *count);
 void host_error_set(EGLint error);
 void host_error_own(void);
 void host_error_release(void);
+
+/* The real GL function of that name (through the real eglGetProcAddress). */
+void *host_real_gl(const char *name);
+/* host_gl.c: the host's GL function of that name, or NULL. */
+void *host_gl_function(const char *name);
+/* The framebuffer object a platform has standing for framebuffer 0 on
+ * this thread, or 0. */
+unsigned host_current_default_framebuffer(void);
 
 /* Hand-written entry points that eglext.h declares only with prototypes
  * switched on (which would clash with the generated static wrappers). */

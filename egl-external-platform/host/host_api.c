@@ -18,7 +18,21 @@ static _Thread_local struct {
 	bool active;
 	EGLDisplay display;
 	EGLSurface draw, read;
+	struct host_platform *platform;
 } current;
+
+unsigned host_current_default_framebuffer(void)
+{
+	return current.active && current.platform->default_framebuffer ? current.platform->default_framebuffer() : 0;
+}
+
+/* Before the thread leaves a platform's display behind. */
+static void leave_platform_display(void)
+{
+	if (current.active && current.platform->release_current)
+		current.platform->release_current();
+	current.active = false;
+}
 
 #define REAL(name) ((pfn_##name)host_real(HOST_EP_##name))
 
@@ -166,10 +180,8 @@ HOST_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurfac
 {
 	struct host_call call;
 	if (!host_call_begin(&call, dpy, HOST_EP_eglMakeCurrent)) {
-		EGLBoolean result = REAL(eglMakeCurrent)(dpy, draw, read, context);
-		if (result)
-			current.active = false;
-		return result;
+		leave_platform_display();
+		return REAL(eglMakeCurrent)(dpy, draw, read, context);
 	}
 	EGLBoolean result;
 	if (call.hook) {
@@ -185,6 +197,7 @@ HOST_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurfac
 		current.display = dpy;
 		current.draw = draw;
 		current.read = read;
+		current.platform = call.platform;
 	}
 	return result;
 }
@@ -210,7 +223,7 @@ HOST_EXPORT EGLSurface eglGetCurrentSurface(EGLint which)
 HOST_EXPORT EGLBoolean eglReleaseThread(void)
 {
 	host_error_release();
-	current.active = false;
+	leave_platform_display();
 	return REAL(eglReleaseThread)();
 }
 
@@ -263,6 +276,9 @@ HOST_EXPORT __eglMustCastToProperFunctionPointerType eglGetProcAddress(const cha
 	host_error_release();
 	if (!name)
 		return NULL;
+	void *gl = host_gl_function(name);
+	if (gl)
+		return (__eglMustCastToProperFunctionPointerType)gl;
 	enum host_entrypoint entrypoint = host_entrypoint_find(name);
 	if (entrypoint == HOST_EP_COUNT)
 		return REAL(eglGetProcAddress)(name);

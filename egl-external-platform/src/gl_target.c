@@ -88,8 +88,12 @@ void gl_target_release(struct platform_display *display, struct gl_target *targe
 	struct uda_platform *platform = display->platform;
 	if (target->context != EGL_NO_CONTEXT && platform->egl.GetCurrentContext() == target->context &&
 	    platform->gl_loaded) {
+		/* Rendering still queued must not outlive the memory. */
+		platform->gl.Finish();
 		platform->gl.DeleteFramebuffers(1, &target->framebuffer);
 		platform->gl.DeleteTextures(1, &target->texture);
+		if (target->depth_stencil)
+			platform->gl.DeleteRenderbuffers(1, &target->depth_stencil);
 	}
 	/* Otherwise the names go with their context; the texture keeps the
 	 * memory alive until then. */
@@ -99,7 +103,52 @@ void gl_target_release(struct platform_display *display, struct gl_target *targe
 	memset(target, 0, sizeof(*target));
 }
 
-static bool bind_image(struct uda_platform *platform, struct gl_target *target)
+bool gl_has_flip_y(struct uda_platform *platform)
+{
+	if (platform->flip_y_support)
+		return platform->flip_y_support > 0;
+	bool found = false;
+	if (platform->gl.FramebufferParameteriMESA) {
+		GLint count = 0;
+		platform->gl.GetIntegerv(GL_NUM_EXTENSIONS, &count);
+		for (GLint i = 0; i < count && !found; i++) {
+			const GLubyte *name = platform->gl.GetStringi(GL_EXTENSIONS, (GLuint)i);
+			found = name && strcmp((const char *)name, "GL_MESA_framebuffer_flip_y") == 0;
+		}
+	}
+	/* One driver, one answer: asked in the first context. */
+	platform->flip_y_support = found ? 1 : -1;
+	return found;
+}
+
+/* The depth/stencil renderbuffer a config's framebuffer 0 would have. */
+static void attach_depth_stencil(const struct platform_gl *gl, struct gl_target *target,
+                                 const struct gl_target_options *options)
+{
+	GLenum format = 0, attachment = 0;
+	if (options->depth_size && options->stencil_size) {
+		format = GL_DEPTH24_STENCIL8;
+		attachment = GL_DEPTH_STENCIL_ATTACHMENT;
+	} else if (options->depth_size) {
+		format = options->depth_size > 16 ? GL_DEPTH_COMPONENT24 : GL_DEPTH_COMPONENT16;
+		attachment = GL_DEPTH_ATTACHMENT;
+	} else if (options->stencil_size) {
+		format = GL_STENCIL_INDEX8;
+		attachment = GL_STENCIL_ATTACHMENT;
+	} else {
+		return;
+	}
+	GLint renderbuffer_binding = 0;
+	gl->GetIntegerv(GL_RENDERBUFFER_BINDING, &renderbuffer_binding);
+	gl->GenRenderbuffers(1, &target->depth_stencil);
+	gl->BindRenderbuffer(GL_RENDERBUFFER, target->depth_stencil);
+	gl->RenderbufferStorage(GL_RENDERBUFFER, format, (GLsizei)target->width, (GLsizei)target->height);
+	gl->FramebufferRenderbuffer(GL_DRAW_FRAMEBUFFER, attachment, GL_RENDERBUFFER, target->depth_stencil);
+	gl->BindRenderbuffer(GL_RENDERBUFFER, (GLuint)renderbuffer_binding);
+}
+
+static bool bind_image(struct uda_platform *platform, struct gl_target *target,
+                       const struct gl_target_options *options)
 {
 	const struct platform_gl *gl = &platform->gl;
 	GLint texture_binding = 0, draw_binding = 0;
@@ -111,6 +160,12 @@ static bool bind_image(struct uda_platform *platform, struct gl_target *target)
 	gl->GenFramebuffers(1, &target->framebuffer);
 	gl->BindFramebuffer(GL_DRAW_FRAMEBUFFER, target->framebuffer);
 	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target->texture, 0);
+	if (options && options->direct) {
+		/* Rows top-down in memory, as a window system's framebuffer 0
+		 * keeps them, so consumers read the image upright. */
+		gl->FramebufferParameteriMESA(GL_DRAW_FRAMEBUFFER, GL_FRAMEBUFFER_FLIP_Y_MESA, GL_TRUE);
+		attach_depth_stencil(gl, target, options);
+	}
 	/* The status, not glGetError: the application's pending GL errors
 	 * are its own and must survive eglSwapBuffers. */
 	bool complete = gl->CheckFramebufferStatus(GL_DRAW_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
@@ -120,7 +175,8 @@ static bool bind_image(struct uda_platform *platform, struct gl_target *target)
 }
 
 struct gl_target *gl_target_get(struct platform_display *display, struct gl_target *targets, uint32_t *count,
-                                uint32_t capacity, uint64_t key, uda_allocation *allocation)
+                                uint32_t capacity, uint64_t key, uda_allocation *allocation,
+                                const struct gl_target_options *options)
 {
 	struct uda_platform *platform = display->platform;
 	EGLContext context = platform->egl.GetCurrentContext();
@@ -151,7 +207,7 @@ struct gl_target *gl_target_get(struct platform_display *display, struct gl_targ
 		memset(target, 0, sizeof(*target));
 		return NULL;
 	}
-	if (!bind_image(platform, target)) {
+	if (!bind_image(platform, target, options)) {
 		gl_target_release(display, target);
 		platform_set_error(platform, EGL_BAD_MATCH, "GL cannot render into the allocation (format 0x%08x)",
 		                   metadata.format);

@@ -92,12 +92,21 @@ bool platform_load_gl(struct uda_platform *platform)
 		LOAD(CheckFramebufferStatus);
 		LOAD(EGLImageTargetTexture2DOES);
 		LOAD(Finish);
+		LOAD(GetStringi);
+		LOAD(GenRenderbuffers);
+		LOAD(DeleteRenderbuffers);
+		LOAD(BindRenderbuffer);
+		LOAD(RenderbufferStorage);
+		LOAD(FramebufferRenderbuffer);
+		LOAD(FramebufferParameteriMESA);
 #undef LOAD
 		platform->gl_loaded = gl->GetError && gl->GetIntegerv && gl->IsEnabled && gl->Enable && gl->Disable &&
 		                      gl->BindFramebuffer && gl->BlitFramebuffer && gl->ReadBuffer && gl->GenTextures &&
 		                      gl->DeleteTextures && gl->BindTexture && gl->GenFramebuffers &&
 		                      gl->DeleteFramebuffers && gl->FramebufferTexture2D && gl->CheckFramebufferStatus &&
-		                      gl->EGLImageTargetTexture2DOES && gl->Finish;
+		                      gl->EGLImageTargetTexture2DOES && gl->Finish && gl->GetStringi &&
+		                      gl->GenRenderbuffers && gl->DeleteRenderbuffers && gl->BindRenderbuffer &&
+		                      gl->RenderbufferStorage && gl->FramebufferRenderbuffer;
 	}
 	bool loaded_ok = platform->gl_loaded;
 	pthread_mutex_unlock(&platform->lock);
@@ -133,6 +142,8 @@ static const struct hook {
 	{"eglTerminate", (void *)hook_terminate},
 	{"eglWaitClient", (void *)hook_wait_client},
 	{"eglWaitGL", (void *)hook_wait_gl},
+	{"udaPlatformDefaultFramebuffer", (void *)hook_default_framebuffer},
+	{"udaPlatformReleaseCurrent", (void *)hook_release_current},
 };
 
 static int compare_hook(const void *key, const void *element)
@@ -234,6 +245,7 @@ EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *dri
 	if (!platform)
 		return EGL_FALSE;
 	platform->driver = *driver;
+	platform->host_interposes_gl = driver->getProcAddress("udaEglHostInterposesGL") != NULL;
 	if (!load_egl(platform) || pthread_mutex_init(&platform->lock, NULL) != 0) {
 		free(platform);
 		return EGL_FALSE;

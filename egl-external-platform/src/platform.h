@@ -58,6 +58,14 @@ struct platform_gl {
 	PFNGLCHECKFRAMEBUFFERSTATUSPROC CheckFramebufferStatus;
 	PFNGLEGLIMAGETARGETTEXTURE2DOESPROC EGLImageTargetTexture2DOES;
 	PFNGLFINISHPROC Finish;
+	PFNGLGETSTRINGIPROC GetStringi;
+	PFNGLGENRENDERBUFFERSPROC GenRenderbuffers;
+	PFNGLDELETERENDERBUFFERSPROC DeleteRenderbuffers;
+	PFNGLBINDRENDERBUFFERPROC BindRenderbuffer;
+	PFNGLRENDERBUFFERSTORAGEPROC RenderbufferStorage;
+	PFNGLFRAMEBUFFERRENDERBUFFERPROC FramebufferRenderbuffer;
+	/* GL_MESA_framebuffer_flip_y; NULL without it. */
+	PFNGLFRAMEBUFFERPARAMETERIMESAPROC FramebufferParameteriMESA;
 };
 
 struct platform_display;
@@ -70,6 +78,11 @@ struct uda_platform {
 	struct platform_egl egl;
 	struct platform_gl gl;
 	bool gl_loaded;
+	/* The driver is uda's host, which routes framebuffer 0 of GL calls
+	 * to the platform: window surfaces can be rendered straight into
+	 * their buffers (docs/egl-platform.md). */
+	bool host_interposes_gl;
+	int flip_y_support; /* 0 not asked yet, 1 yes, -1 no */
 	/* Guards the display list and every list hanging from a display. */
 	pthread_mutex_t lock;
 	struct platform_display *displays;
@@ -101,6 +114,15 @@ struct gl_target {
 	bool owns_image;
 	GLuint texture;
 	GLuint framebuffer;
+	GLuint depth_stencil; /* direct rendering with a depth or stencil config */
+};
+
+/* How a target is made: for the copy path, the texture alone; for direct
+ * rendering, also the config's depth/stencil and rows flipped like a
+ * window's framebuffer. */
+struct gl_target_options {
+	bool direct;
+	EGLint depth_size, stencil_size;
 };
 
 #define PLATFORM_MAX_TARGETS (2u * UDA_SURFACE_MAX_BUFFERS)
@@ -129,6 +151,9 @@ struct platform_surface {
 	 * every buffer, which is what throttles a FIFO producer). */
 	bool held;
 	uda_surface_buffer buffer;
+	/* WINDOW: GL renders straight into the held buffer (framebuffer 0
+	 * redirected by the host) instead of the pbuffer and a copy. */
+	bool direct;
 	EGLint swap_interval;
 	uint64_t swap_count;
 	struct gl_target targets[PLATFORM_MAX_TARGETS];
@@ -189,6 +214,12 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface surface, EGLint attribu
 EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context);
 EGLBoolean hook_wait_client(void);
 EGLBoolean hook_wait_gl(void);
+/* uda host extensions (hook names udaPlatformDefaultFramebuffer and
+ * udaPlatformReleaseCurrent): the framebuffer object standing for
+ * framebuffer 0 on this thread (0: none), and giving framebuffer 0 back
+ * before the host switches the thread to another display. */
+GLuint hook_default_framebuffer(void);
+void hook_release_current(void);
 void platform_surface_destroy_all(struct platform_display *display);
 void *platform_surface_internal_handle(struct platform_display *display, void *handle);
 
@@ -196,7 +227,11 @@ void *platform_surface_internal_handle(struct platform_display *display, void *h
 /* A target for `allocation` in the current context, cached in `targets`
  * under `key`; NULL with an EGL error set on failure. */
 struct gl_target *gl_target_get(struct platform_display *display, struct gl_target *targets, uint32_t *count,
-                                uint32_t capacity, uint64_t key, uda_allocation *allocation);
+                                uint32_t capacity, uint64_t key, uda_allocation *allocation,
+                                const struct gl_target_options *options);
+/* Whether the current context can render rows flipped into a framebuffer
+ * object (GL_MESA_framebuffer_flip_y). */
+bool gl_has_flip_y(struct uda_platform *platform);
 /* Frees what needs no context, and the GL names when their context is
  * current on this thread. */
 void gl_target_release(struct platform_display *display, struct gl_target *target);

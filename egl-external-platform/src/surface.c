@@ -50,6 +50,115 @@ static struct platform_surface *find_by_internal(EGLSurface internal)
 	return found;
 }
 
+/* Direct rendering: which window surface's buffer stands for framebuffer 0
+ * on this thread, and through which framebuffer object. */
+static _Thread_local struct {
+	struct platform_surface *surface;
+	GLuint framebuffer;
+} direct_current;
+
+/* Set while the platform itself calls into uda: an import switches
+ * contexts through the host (eglMakeCurrent and back), and those switches
+ * must not start or stop direct rendering underneath the platform. */
+static _Thread_local unsigned platform_busy;
+
+/* Points whichever of the draw and read bindings is `from` at `to`. */
+static void rebind(const struct platform_gl *gl, GLuint from, GLuint to)
+{
+	GLint draw = 0, read = 0;
+	gl->GetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw);
+	gl->GetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read);
+	if ((GLuint)draw == from)
+		gl->BindFramebuffer(GL_DRAW_FRAMEBUFFER, to);
+	if ((GLuint)read == from)
+		gl->BindFramebuffer(GL_READ_FRAMEBUFFER, to);
+}
+
+GLuint hook_default_framebuffer(void)
+{
+	return direct_current.framebuffer;
+}
+
+void hook_release_current(void)
+{
+	if (!direct_current.surface || platform_busy)
+		return;
+	struct uda_platform *platform = platform_current();
+	if (platform && platform->gl_loaded) {
+		/* Drivers run rendering after the calls return (llvmpipe on its
+		 * own threads): what went into the buffer must be done before
+		 * the surface can be destroyed, and it may be once the thread
+		 * has let go of it. */
+		platform->gl.Finish();
+		rebind(&platform->gl, direct_current.framebuffer, 0);
+	}
+	direct_current.surface = NULL;
+	direct_current.framebuffer = 0;
+}
+
+static bool hold_buffer(struct platform_surface *surface, uda_surface *window)
+{
+	if (surface->held)
+		return true;
+	if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS)
+		return false;
+	surface->held = true;
+	return true;
+}
+
+static struct gl_target *window_target(struct platform_surface *surface)
+{
+	struct platform_display *display = surface->display;
+	struct gl_target_options options = {.direct = surface->direct};
+	if (surface->direct) {
+		display->platform->egl.GetConfigAttrib(display->internal, surface->config, EGL_DEPTH_SIZE,
+		                                       &options.depth_size);
+		display->platform->egl.GetConfigAttrib(display->internal, surface->config, EGL_STENCIL_SIZE,
+		                                       &options.stencil_size);
+	}
+	platform_busy++;
+	struct gl_target *target = gl_target_get(display, surface->targets, &surface->target_count,
+	                                         PLATFORM_MAX_TARGETS, surface->buffer.buffer_id,
+	                                         surface->buffer.allocation, &options);
+	platform_busy--;
+	return target;
+}
+
+/* Gives up direct rendering for the surface: the copy path from now on. */
+static void direct_fall_back(struct platform_surface *surface)
+{
+	if (direct_current.surface == surface)
+		hook_release_current();
+	for (uint32_t i = 0; i < surface->target_count; i++)
+		gl_target_release(surface->display, &surface->targets[i]);
+	surface->target_count = 0;
+	surface->direct = false;
+}
+
+/* The surface was just made current: bind its held buffer where the
+ * context has framebuffer 0 bound. */
+static void direct_begin(struct platform_surface *surface)
+{
+	struct uda_platform *platform = surface->display->platform;
+	if (!surface->window || !platform_load_gl(platform))
+		return;
+	if (!gl_has_flip_y(platform)) {
+		direct_fall_back(surface);
+		return;
+	}
+	platform_busy++;
+	bool held = hold_buffer(surface, surface->window);
+	platform_busy--;
+	struct gl_target *target = held ? window_target(surface) : NULL;
+	if (!target) {
+		direct_fall_back(surface);
+		return;
+	}
+	rebind(&platform->gl, 0, target->framebuffer);
+	direct_current.surface = surface;
+	direct_current.framebuffer = target->framebuffer;
+}
+
 static void window_destroyed(uda_surface *window, void *user_data)
 {
 	struct platform_surface *surface = user_data;
@@ -198,6 +307,10 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	surface->config = config;
 	surface->window = window;
 	surface->swap_interval = 1;
+	EGLint samples = 0;
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_SAMPLES, &samples);
+	const char *copy = getenv("UDA_EGL_PLATFORM_COPY");
+	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
 	uda_surface_get_size(window, &surface->width, &surface->height);
 	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {
 		free(surface);
@@ -347,6 +460,8 @@ EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
 		return display->platform->egl.DestroySurface(display->internal, handle);
 	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_store(surface);
+	if (direct_current.surface == surface)
+		hook_release_current();
 	surface_free(surface);
 	return EGL_TRUE;
 }
@@ -419,23 +534,25 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 		platform_set_error(platform, EGL_BAD_SURFACE, "eglSwapBuffers: the surface is not current on this thread");
 		return EGL_FALSE;
 	}
-	if (!surface->held) {
-		/* The first frame (or one after a failed dequeue). */
-		if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS) {
-			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
-			                   uda_context_get_error(uda_surface_get_context(window)));
-			return EGL_FALSE;
-		}
-		surface->held = true;
+	platform_busy++;
+	bool held = hold_buffer(surface, window);
+	platform_busy--;
+	if (!held) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
+		                   uda_context_get_error(uda_surface_get_context(window)));
+		return EGL_FALSE;
 	}
 	const uda_surface_buffer buffer = surface->buffer;
-	struct gl_target *target = gl_target_get(display, surface->targets, &surface->target_count,
-	                                         PLATFORM_MAX_TARGETS, buffer.buffer_id, buffer.allocation);
-	if (!target)
-		return EGL_FALSE; /* the buffer stays held for the next try */
-	uint32_t width = buffer.width < surface->width ? buffer.width : surface->width;
-	uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
-	gl_target_copy_from_surface(display, target, width, height);
+	const bool direct = surface->direct && direct_current.surface == surface;
+	GLuint drawn_framebuffer = direct ? direct_current.framebuffer : 0;
+	if (!direct) {
+		struct gl_target *target = window_target(surface);
+		if (!target)
+			return EGL_FALSE; /* the buffer stays held for the next try */
+		uint32_t width = buffer.width < surface->width ? buffer.width : surface->width;
+		uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
+		gl_target_copy_from_surface(display, target, width, height);
+	}
 	/* No sync file crosses to the consumer yet (none on this Mesa), so
 	 * the frame is finished before it is queued. */
 	platform->gl.Finish();
@@ -449,9 +566,23 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 
 	/* The next frame's buffer: waits here while the consumer holds all
 	 * of them (FIFO), which paces the producer to the consumer. */
-	if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) == UDA_SUCCESS) {
-		surface->held = true;
-		follow_buffer_size(surface, surface->buffer.width, surface->buffer.height);
+	platform_busy++;
+	held = hold_buffer(surface, window);
+	platform_busy--;
+	if (!held) {
+		if (direct)
+			direct_fall_back(surface);
+		return EGL_TRUE; /* the frame went out; the next swap retries */
+	}
+	follow_buffer_size(surface, surface->buffer.width, surface->buffer.height);
+	if (direct) {
+		struct gl_target *next = window_target(surface);
+		if (!next) {
+			direct_fall_back(surface);
+			return EGL_TRUE;
+		}
+		rebind(&platform->gl, drawn_framebuffer, next->framebuffer);
+		direct_current.framebuffer = next->framebuffer;
 	}
 	return EGL_TRUE;
 }
@@ -537,9 +668,13 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 		*value = height;
 		return EGL_TRUE;
 	case EGL_BUFFER_AGE_EXT:
-		/* GL draws into the same pbuffer every frame: after a swap it
-		 * holds the previous frame. */
-		*value = surface->kind == PLATFORM_SURFACE_WINDOW && swaps ? 1 : 0;
+		/* Direct: the held buffer's own age. Copy: GL draws into the
+		 * same pbuffer every frame, which after a swap holds the
+		 * previous frame. */
+		if (surface->direct)
+			*value = surface->held ? (EGLint)surface->buffer.age : 0;
+		else
+			*value = surface->kind == PLATFORM_SURFACE_WINDOW && swaps ? 1 : 0;
 		return EGL_TRUE;
 	case EGL_SWAP_BEHAVIOR:
 		*value = EGL_BUFFER_DESTROYED;
@@ -564,8 +699,11 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
  * context the surface is current with. */
 static struct gl_target *pixmap_target(struct platform_surface *surface)
 {
-	return gl_target_get(surface->display, surface->targets, &surface->target_count, PLATFORM_MAX_TARGETS, 0,
-	                     surface->pixmap);
+	platform_busy++;
+	struct gl_target *target = gl_target_get(surface->display, surface->targets, &surface->target_count,
+	                                         PLATFORM_MAX_TARGETS, 0, surface->pixmap, NULL);
+	platform_busy--;
+	return target;
 }
 
 static void pixmap_load(struct platform_surface *surface)
@@ -597,21 +735,27 @@ EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, E
 	if (!display)
 		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;
-	struct platform_surface *previous = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
 	struct platform_surface *next_draw = platform_surface_find(display, draw);
 	struct platform_surface *next_read = platform_surface_find(display, read);
 	if ((next_draw && next_draw->lost) || (next_read && next_read->lost)) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglMakeCurrent: the uda_surface was destroyed");
 		return EGL_FALSE;
 	}
-	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
-		pixmap_store(previous);
 	EGLSurface internal_draw = next_draw ? next_draw->internal : draw;
 	EGLSurface internal_read = next_read ? next_read->internal : read;
+	if (platform_busy)
+		return platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context);
+
+	struct platform_surface *previous = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(previous);
+	hook_release_current();
 	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context))
 		return EGL_FALSE;
 	if (next_draw && next_draw->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_load(next_draw);
+	if (next_draw && next_draw->direct && context != EGL_NO_CONTEXT && (!next_read || next_read == next_draw))
+		direct_begin(next_draw);
 	return EGL_TRUE;
 }
 

@@ -89,6 +89,14 @@ std::vector<uint32_t> gl_read(const uda_gl_native &native, uint32_t width, uint3
 	return pixels;
 }
 
+// UDA_EGL_PLATFORM_COPY=1 makes window surfaces render into a pbuffer and
+// copy at eglSwapBuffers; ctest runs the suite both ways.
+bool copy_path()
+{
+	const char *copy = std::getenv("UDA_EGL_PLATFORM_COPY");
+	return copy && copy[0] && std::strcmp(copy, "0") != 0;
+}
+
 class EglPlatform : public GpuTest
 {
 protected:
@@ -247,14 +255,114 @@ TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
 		draw_frame(frame, kWidth, kHeight);
 		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 		EXPECT_EQ(eglGetError(), EGL_SUCCESS);
+		// Copy path: the pbuffer always holds the last frame (1). Direct:
+		// the next buffer's own age: 0 while it is new, then at most
+		// the number of buffers.
 		EGLint age = -1;
 		EXPECT_TRUE(eglQuerySurface(display, surface, EGL_BUFFER_AGE_EXT, &age));
-		EXPECT_EQ(age, 1);
+		if (copy_path())
+			EXPECT_EQ(age, 1);
+		else
+			EXPECT_TRUE(age >= 0 && age <= 4) << age;
 		// The consumer reads it (it makes its own context current).
 		expect_frame(frame, kWidth, kHeight);
 	}
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// What a program does with framebuffer 0 must mean the window, on the
+// direct path (where the host stands a framebuffer object in for it) as on
+// the copy path (where it is the pbuffer's).
+TEST_F(EglPlatform, FramebufferZeroBehavesAsTheWindow)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	GLint binding = -1;
+	glGetIntegerv(GL_FRAMEBUFFER_BINDING, &binding);
+	EXPECT_EQ(binding, 0);
+
+	// An offscreen pass into the program's own framebuffer first.
+	GLuint texture = 0, fbo = 0;
+	glGenTextures(1, &texture);
+	glBindTexture(GL_TEXTURE_2D, texture);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 16, 16);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+	glClearColor(0.0f, 0.0f, 1.0f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glGetIntegerv(GL_FRAMEBUFFER_BINDING, &binding);
+	EXPECT_EQ(binding, static_cast<GLint>(fbo));
+
+	// Back to the window, the way programs say it.
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &binding);
+	EXPECT_EQ(binding, 0);
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &binding);
+	EXPECT_EQ(binding, 0);
+	const GLenum back = GL_BACK;
+	glDrawBuffers(1, &back);
+	glReadBuffer(GL_BACK);
+	GLint red_size = 0;
+	glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_BACK, GL_FRAMEBUFFER_ATTACHMENT_RED_SIZE, &red_size);
+	EXPECT_EQ(red_size, 8);
+	EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+	draw_frame(5, kWidth, kHeight);
+	// Reads of framebuffer 0 count rows from the bottom, as always.
+	uint32_t bottom_left = 0, top_left = 0;
+	glReadPixels(0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, &bottom_left);
+	glReadPixels(0, kHeight - 1, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, &top_left);
+	EXPECT_EQ(bottom_left, frame_colour(5, false).packed());
+	EXPECT_EQ(top_left, frame_colour(5, true).packed());
+	const GLenum discard[] = {GL_COLOR};
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, discard);
+	EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+	// Still the window after the swap, though the buffer behind it changed.
+	glGetIntegerv(GL_FRAMEBUFFER_BINDING, &binding);
+	EXPECT_EQ(binding, 0);
+	glDeleteFramebuffers(1, &fbo);
+	glDeleteTextures(1, &texture);
+	expect_frame(5, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// A config with depth and stencil gets them on the window, whichever path.
+TEST_F(EglPlatform, DepthStencilConfigsRenderWithDepth)
+{
+	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_DEPTH_SIZE,
+	                          24, EGL_STENCIL_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE};
+	EGLConfig depth_config = nullptr;
+	EGLint count = 0;
+	ASSERT_TRUE(eglChooseConfig(display, attribs, &depth_config, 1, &count));
+	ASSERT_EQ(count, 1);
+	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+	EGLContext depth_context = eglCreateContext(display, depth_config, EGL_NO_CONTEXT, context_attribs);
+	ASSERT_NE(depth_context, EGL_NO_CONTEXT);
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, depth_config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, depth_context));
+	GLint depth_bits = 0, stencil_bits = 0;
+	glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE, &depth_bits);
+	glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_STENCIL, GL_FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE,
+	                                      &stencil_bits);
+	EXPECT_GE(depth_bits, 24);
+	EXPECT_EQ(stencil_bits, 8);
+	// Clearing them is valid and leaves the colour alone.
+	draw_frame(9, kWidth, kHeight);
+	glClearStencil(0);
+	glClear(GL_STENCIL_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+	EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	expect_frame(9, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+	eglDestroyContext(display, depth_context);
 }
 
 TEST_F(EglPlatform, ResizeMidStreamFollowsTheSurface)

@@ -1,0 +1,285 @@
+/*
+ * uda-bench-egl: 1080p frames through an EGL window surface on the uda
+ * platform against the same frames rendered into a native pbuffer of the
+ * same driver, side by side in one run.
+ *
+ *   native  draw, eglSwapBuffers(pbuffer), glFinish
+ *   uda     draw, eglSwapBuffers(uda window surface) (which copies the
+ *           frame into the queued allocation and finishes it), then the
+ *           consumer acquires and releases it
+ *
+ * Two workloads: a light frame (a clear and a few bars) and a heavier one
+ * (full-screen blended quads), since the hand-off is a fixed cost per frame
+ * and weighs less the more a frame renders. The hand-off cost is reported
+ * on its own: uda's swap minus the native swap-and-finish.
+ *
+ * Runs on the build tree's backends through libuda-egl-host (linked first);
+ * tests run --quick to check that every path works, never the timings.
+ */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES3/gl3.h>
+#include <drm_fourcc.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <EGL/eglext_uda.h>
+#include <uda/uda.h>
+#include <uda/uda_surface.h>
+
+#include "bench_timing.h"
+
+#define WIDTH 1920
+#define HEIGHT 1080
+#define MAX_ROUNDS 9
+#define MAX_FRAMES 40
+
+struct bench {
+	uda_context *ctx;
+	uda_device *gl, *vulkan;
+	uda_surface *window;
+	EGLDisplay display;
+	EGLConfig config;
+	EGLContext context;
+	EGLSurface window_surface, pbuffer;
+	GLuint program;
+	GLint colour_location;
+	uint64_t frames_consumed;
+};
+
+static int fail(const char *what, struct bench *b)
+{
+	fprintf(stderr, "uda-bench-egl: %s failed (EGL 0x%x)%s%s\n", what, eglGetError(), b && b->ctx ? ": " : "",
+	        b && b->ctx ? uda_context_get_error(b->ctx) : "");
+	return 1;
+}
+
+static GLuint compile(GLenum type, const char *source)
+{
+	GLuint shader = glCreateShader(type);
+	glShaderSource(shader, 1, &source, NULL);
+	glCompileShader(shader);
+	GLint ok = 0;
+	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+	return ok ? shader : 0;
+}
+
+/* A full-screen triangle in one colour, blended: the heavy workload's
+ * unit of fill. */
+static bool make_program(struct bench *b)
+{
+	static const char *vertex = "#version 300 es\n"
+	                            "void main() {\n"
+	                            "  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n"
+	                            "  gl_Position = vec4(p, 0.0, 1.0);\n"
+	                            "}\n";
+	static const char *fragment = "#version 300 es\n"
+	                              "precision mediump float;\n"
+	                              "uniform vec4 colour;\n"
+	                              "out vec4 result;\n"
+	                              "void main() { result = colour * vec4(gl_FragCoord.xy / vec2(1920.0, 1080.0), 1.0, 1.0); }\n";
+	GLuint vs = compile(GL_VERTEX_SHADER, vertex), fs = compile(GL_FRAGMENT_SHADER, fragment);
+	if (!vs || !fs)
+		return false;
+	b->program = glCreateProgram();
+	glAttachShader(b->program, vs);
+	glAttachShader(b->program, fs);
+	glLinkProgram(b->program);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	GLint ok = 0;
+	glGetProgramiv(b->program, GL_LINK_STATUS, &ok);
+	b->colour_location = glGetUniformLocation(b->program, "colour");
+	return ok;
+}
+
+static void draw(const struct bench *b, unsigned frame, unsigned quads)
+{
+	glViewport(0, 0, WIDTH, HEIGHT);
+	glClearColor((float)(frame % 7) / 7.0f, 0.25f, 0.5f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glEnable(GL_SCISSOR_TEST);
+	for (unsigned bar = 0; bar < 4; bar++) {
+		glScissor((GLint)((frame * 37 + bar * 400) % WIDTH), 0, 64, HEIGHT);
+		glClearColor(1.0f, (float)bar / 4.0f, 0.0f, 1.0f);
+		glClear(GL_COLOR_BUFFER_BIT);
+	}
+	glDisable(GL_SCISSOR_TEST);
+	if (quads) {
+		glUseProgram(b->program);
+		glEnable(GL_BLEND);
+		glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+		for (unsigned q = 0; q < quads; q++) {
+			glUniform4f(b->colour_location, (float)q / (float)quads, 0.5f, (float)(frame % 3) / 3.0f, 0.2f);
+			glDrawArrays(GL_TRIANGLES, 0, 3);
+		}
+		glDisable(GL_BLEND);
+	}
+}
+
+static bool consume(struct bench *b)
+{
+	uda_surface_frame frame;
+	if (uda_surface_acquire(b->window, 0, &frame) != UDA_SUCCESS)
+		return false;
+	b->frames_consumed++;
+	return uda_surface_release(b->window, frame.buffer_id) == UDA_SUCCESS;
+}
+
+/* One round of `frames` frames; the swap times go to *swap_ns. */
+static bool round_of(struct bench *b, bool through_uda, unsigned frames, unsigned quads, uint64_t *total_ns,
+                     uint64_t *swap_ns)
+{
+	EGLSurface surface = through_uda ? b->window_surface : b->pbuffer;
+	if (!eglMakeCurrent(b->display, surface, surface, b->context))
+		return false;
+	uint64_t swaps = 0;
+	uint64_t start = bench_now_ns();
+	for (unsigned frame = 0; frame < frames; frame++) {
+		draw(b, frame, quads);
+		uint64_t before = bench_now_ns();
+		if (!eglSwapBuffers(b->display, surface))
+			return false;
+		if (!through_uda)
+			glFinish(); /* the native frame finished too, as uda's is */
+		swaps += bench_now_ns() - before;
+		if (through_uda && !consume(b))
+			return false;
+	}
+	*total_ns = bench_now_ns() - start;
+	*swap_ns = swaps / frames;
+	return true;
+}
+
+static int setup(struct bench *b)
+{
+	if (uda_context_create(NULL, &b->ctx) != UDA_SUCCESS)
+		return fail("uda_context_create", NULL);
+	uint32_t count = 16;
+	uda_device *devices[16];
+	if (uda_context_enumerate_devices(b->ctx, &count, devices) != UDA_SUCCESS)
+		return fail("device enumeration", b);
+	for (uint32_t i = 0; i < count; i++) {
+		uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		uda_device_get_info(devices[i], &info);
+		if (info.api == UDA_DEVICE_API_GL && !b->gl)
+			b->gl = devices[i];
+		if (info.api == UDA_DEVICE_API_VULKAN && !b->vulkan)
+			b->vulkan = devices[i];
+	}
+	if (!b->gl || !b->vulkan)
+		return fail("finding a GL and a Vulkan device (UDA_BACKEND_PATH?)", b);
+
+	static const uda_usage_atom gl_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, NULL}};
+	static const uda_usage_atom vulkan_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, NULL}};
+	static const uda_usage gl_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, gl_atoms};
+	static const uda_usage vulkan_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, vulkan_atoms};
+	const uda_device_usage users[] = {{b->gl, &gl_usage}, {b->vulkan, &vulkan_usage}};
+	uda_surface_create_info info = {
+		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
+		.width = WIDTH,
+		.height = HEIGHT,
+		.format = DRM_FORMAT_ABGR8888,
+		.device_count = 2,
+		.devices = users,
+		.buffer_count = 3,
+	};
+	if (uda_surface_create(b->ctx, &info, &b->window) != UDA_SUCCESS)
+		return fail("uda_surface_create", b);
+
+	b->display = eglGetPlatformDisplay(EGL_PLATFORM_UDA, b->gl, NULL);
+	if (b->display == EGL_NO_DISPLAY || !eglInitialize(b->display, NULL, NULL))
+		return fail("the uda platform display (is libuda-egl-host first, the manifest found?)", b);
+	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT | EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+	                          EGL_OPENGL_ES3_BIT, EGL_NATIVE_VISUAL_ID, DRM_FORMAT_ABGR8888, EGL_NONE};
+	EGLint configs = 0;
+	if (!eglChooseConfig(b->display, attribs, &b->config, 1, &configs) || configs != 1)
+		return fail("eglChooseConfig", b);
+	eglBindAPI(EGL_OPENGL_ES_API);
+	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+	b->context = eglCreateContext(b->display, b->config, EGL_NO_CONTEXT, context_attribs);
+	b->window_surface = eglCreatePlatformWindowSurface(b->display, b->config, b->window, NULL);
+	const EGLint size[] = {EGL_WIDTH, WIDTH, EGL_HEIGHT, HEIGHT, EGL_NONE};
+	b->pbuffer = eglCreatePbufferSurface(b->display, b->config, size);
+	if (b->context == EGL_NO_CONTEXT || b->window_surface == EGL_NO_SURFACE || b->pbuffer == EGL_NO_SURFACE)
+		return fail("context and surfaces", b);
+	if (!eglMakeCurrent(b->display, b->pbuffer, b->pbuffer, b->context) || !make_program(b))
+		return fail("the heavy workload's shaders", b);
+	/* Both surfaces take the window's interval, 0: nothing waits on a
+	 * display here. */
+	eglMakeCurrent(b->display, b->window_surface, b->window_surface, b->context);
+	eglSwapInterval(b->display, 0);
+	return 0;
+}
+
+static void teardown(struct bench *b)
+{
+	if (b->display != EGL_NO_DISPLAY) {
+		eglMakeCurrent(b->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		if (b->window_surface)
+			eglDestroySurface(b->display, b->window_surface);
+		if (b->pbuffer)
+			eglDestroySurface(b->display, b->pbuffer);
+		if (b->context)
+			eglDestroyContext(b->display, b->context);
+		eglTerminate(b->display);
+	}
+	uda_surface_destroy(b->window);
+	uda_context_destroy(b->ctx);
+}
+
+int main(int argc, char **argv)
+{
+	bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	if (argc > 1 && !quick) {
+		printf("usage: uda-bench-egl [--quick]\n");
+		return strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	const unsigned rounds = quick ? 1 : MAX_ROUNDS, frames = quick ? 4 : MAX_FRAMES;
+	struct bench b = {.display = EGL_NO_DISPLAY};
+	int status = setup(&b);
+
+	static const struct {
+		const char *name;
+		unsigned quads;
+	} workloads[] = {{"light (clear + bars)", 0}, {"heavy (12 blended quads)", 12}};
+	printf("%ux%u ABGR8888, %u frames per round, median of %u rounds\n\n", WIDTH, HEIGHT, frames, rounds);
+	printf("%-26s %10s %10s %8s %14s %14s %10s\n", "workload", "native fps", "uda fps", "ratio", "native swap ms",
+	       "uda swap ms", "hand-off");
+	uint64_t expected_frames = 0;
+	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]) && status == 0; w++) {
+		uint64_t native_ns[MAX_ROUNDS], uda_ns[MAX_ROUNDS], native_swap[MAX_ROUNDS], uda_swap[MAX_ROUNDS];
+		for (unsigned r = 0; r < rounds && status == 0; r++) {
+			/* Alternate who goes first. */
+			bool uda_first = r % 2;
+			for (int pass = 0; pass < 2 && status == 0; pass++) {
+				bool through_uda = (pass == 0) == uda_first;
+				bool ok = through_uda ? round_of(&b, true, frames, workloads[w].quads, &uda_ns[r], &uda_swap[r])
+				                      : round_of(&b, false, frames, workloads[w].quads, &native_ns[r],
+				                                 &native_swap[r]);
+				if (!ok)
+					status = fail(through_uda ? "a frame through the uda window surface" : "a native frame", &b);
+				expected_frames += through_uda ? frames : 0;
+			}
+		}
+		if (status != 0)
+			break;
+		double native = (double)bench_median(native_ns, rounds), uda = (double)bench_median(uda_ns, rounds);
+		double native_ms = (double)bench_median(native_swap, rounds) / 1e6;
+		double uda_ms = (double)bench_median(uda_swap, rounds) / 1e6;
+		printf("%-26s %10.1f %10.1f %7.2fx %14.2f %14.2f %7.2f ms\n", workloads[w].name, frames * 1e9 / native,
+		       frames * 1e9 / uda, uda / native, native_ms, uda_ms, uda_ms - native_ms);
+	}
+	if (status == 0 && b.frames_consumed != expected_frames)
+		status = fail("the consumer seeing every frame", &b);
+	if (status == 0)
+		printf("\nratio: time per frame through uda / native (target <= 1.2x); hand-off: uda swap - native "
+		       "swap+finish, the copy into the buffer and the queue round trip.\n%llu frames reached the "
+		       "consumer.\n",
+		       (unsigned long long)b.frames_consumed);
+	teardown(&b);
+	return status;
+}
