@@ -4,9 +4,13 @@
  * same driver, side by side in one run.
  *
  *   native  draw, eglSwapBuffers(pbuffer), glFinish
- *   uda     draw, eglSwapBuffers(uda window surface) (which copies the
- *           frame into the queued allocation and finishes it), then the
- *           consumer acquires and releases it
+ *   uda     draw, eglSwapBuffers(uda window surface) (GL rendered
+ *           straight into the buffer, or, on the copy path, the swap
+ *           copies it there; either way it finishes), then the consumer
+ *           acquires and releases it
+ *   texture draw into a texture of the application's own, glFinish: for
+ *           scale, what rendering into a texture rather than a pbuffer
+ *           costs the driver
  *
  * Two workloads: a light frame (a clear and a few bars) and a heavier one
  * (full-screen blended quads), since the hand-off is a fixed cost per frame
@@ -46,6 +50,7 @@ struct bench {
 	EGLContext context;
 	EGLSurface window_surface, pbuffer;
 	GLuint program;
+	GLuint texture, framebuffer; /* a plain GL texture target, for scale */
 	GLint colour_location;
 	uint64_t frames_consumed;
 };
@@ -129,26 +134,35 @@ static bool consume(struct bench *b)
 	return uda_surface_release(b->window, frame.buffer_id) == UDA_SUCCESS;
 }
 
+enum path {
+	PATH_NATIVE,  /* the pbuffer */
+	PATH_UDA,     /* the uda window surface */
+	PATH_TEXTURE, /* a texture of the application's own: what rendering
+	               * into a texture costs this driver, copy or not */
+};
+
 /* One round of `frames` frames; the swap times go to *swap_ns. */
-static bool round_of(struct bench *b, bool through_uda, unsigned frames, unsigned quads, uint64_t *total_ns,
+static bool round_of(struct bench *b, enum path path, unsigned frames, unsigned quads, uint64_t *total_ns,
                      uint64_t *swap_ns)
 {
-	EGLSurface surface = through_uda ? b->window_surface : b->pbuffer;
+	EGLSurface surface = path == PATH_UDA ? b->window_surface : b->pbuffer;
 	if (!eglMakeCurrent(b->display, surface, surface, b->context))
 		return false;
+	glBindFramebuffer(GL_FRAMEBUFFER, path == PATH_TEXTURE ? b->framebuffer : 0);
 	uint64_t swaps = 0;
 	uint64_t start = bench_now_ns();
 	for (unsigned frame = 0; frame < frames; frame++) {
 		draw(b, frame, quads);
 		uint64_t before = bench_now_ns();
-		if (!eglSwapBuffers(b->display, surface))
+		if (path != PATH_TEXTURE && !eglSwapBuffers(b->display, surface))
 			return false;
-		if (!through_uda)
+		if (path != PATH_UDA)
 			glFinish(); /* the native frame finished too, as uda's is */
 		swaps += bench_now_ns() - before;
-		if (through_uda && !consume(b))
+		if (path == PATH_UDA && !consume(b))
 			return false;
 	}
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	*total_ns = bench_now_ns() - start;
 	*swap_ns = swaps / frames;
 	return true;
@@ -208,6 +222,15 @@ static int setup(struct bench *b)
 		return fail("context and surfaces", b);
 	if (!eglMakeCurrent(b->display, b->pbuffer, b->pbuffer, b->context) || !make_program(b))
 		return fail("the heavy workload's shaders", b);
+	glGenTextures(1, &b->texture);
+	glBindTexture(GL_TEXTURE_2D, b->texture);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, WIDTH, HEIGHT);
+	glGenFramebuffers(1, &b->framebuffer);
+	glBindFramebuffer(GL_FRAMEBUFFER, b->framebuffer);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, b->texture, 0);
+	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+		return fail("the texture framebuffer", b);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	/* Both surfaces take the window's interval, 0: nothing waits on a
 	 * display here. */
 	eglMakeCurrent(b->display, b->window_surface, b->window_surface, b->context);
@@ -218,6 +241,10 @@ static int setup(struct bench *b)
 static void teardown(struct bench *b)
 {
 	if (b->display != EGL_NO_DISPLAY) {
+		if (b->framebuffer && eglMakeCurrent(b->display, b->pbuffer, b->pbuffer, b->context)) {
+			glDeleteFramebuffers(1, &b->framebuffer);
+			glDeleteTextures(1, &b->texture);
+		}
 		eglMakeCurrent(b->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 		if (b->window_surface)
 			eglDestroySurface(b->display, b->window_surface);
@@ -247,37 +274,39 @@ int main(int argc, char **argv)
 		unsigned quads;
 	} workloads[] = {{"light (clear + bars)", 0}, {"heavy (12 blended quads)", 12}};
 	printf("%ux%u ABGR8888, %u frames per round, median of %u rounds\n\n", WIDTH, HEIGHT, frames, rounds);
-	printf("%-26s %10s %10s %8s %14s %14s %10s\n", "workload", "native fps", "uda fps", "ratio", "native swap ms",
-	       "uda swap ms", "hand-off");
+	printf("%-26s %10s %10s %8s %14s %14s %10s %12s\n", "workload", "native fps", "uda fps", "ratio",
+	       "native swap ms", "uda swap ms", "hand-off", "texture fps");
 	uint64_t expected_frames = 0;
 	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]) && status == 0; w++) {
-		uint64_t native_ns[MAX_ROUNDS], uda_ns[MAX_ROUNDS], native_swap[MAX_ROUNDS], uda_swap[MAX_ROUNDS];
+		uint64_t ns[3][MAX_ROUNDS], swap_ns[3][MAX_ROUNDS];
 		for (unsigned r = 0; r < rounds && status == 0; r++) {
-			/* Alternate who goes first. */
-			bool uda_first = r % 2;
-			for (int pass = 0; pass < 2 && status == 0; pass++) {
-				bool through_uda = (pass == 0) == uda_first;
-				bool ok = through_uda ? round_of(&b, true, frames, workloads[w].quads, &uda_ns[r], &uda_swap[r])
-				                      : round_of(&b, false, frames, workloads[w].quads, &native_ns[r],
-				                                 &native_swap[r]);
-				if (!ok)
-					status = fail(through_uda ? "a frame through the uda window surface" : "a native frame", &b);
-				expected_frames += through_uda ? frames : 0;
+			/* Rotate who goes first. */
+			for (unsigned pass = 0; pass < 3 && status == 0; pass++) {
+				enum path path = (enum path)((pass + r) % 3);
+				if (!round_of(&b, path, frames, workloads[w].quads, &ns[path][r], &swap_ns[path][r]))
+					status = fail(path == PATH_UDA ? "a frame through the uda window surface" : "a native frame",
+					              &b);
+				expected_frames += path == PATH_UDA ? frames : 0;
 			}
 		}
+		uint64_t *native_ns = ns[PATH_NATIVE], *uda_ns = ns[PATH_UDA];
+		uint64_t *native_swap = swap_ns[PATH_NATIVE], *uda_swap = swap_ns[PATH_UDA];
 		if (status != 0)
 			break;
 		double native = (double)bench_median(native_ns, rounds), uda = (double)bench_median(uda_ns, rounds);
 		double native_ms = (double)bench_median(native_swap, rounds) / 1e6;
 		double uda_ms = (double)bench_median(uda_swap, rounds) / 1e6;
-		printf("%-26s %10.1f %10.1f %7.2fx %14.2f %14.2f %7.2f ms\n", workloads[w].name, frames * 1e9 / native,
-		       frames * 1e9 / uda, uda / native, native_ms, uda_ms, uda_ms - native_ms);
+		double texture = (double)bench_median(ns[PATH_TEXTURE], rounds);
+		printf("%-26s %10.1f %10.1f %7.2fx %14.2f %14.2f %7.2f ms %12.1f\n", workloads[w].name,
+		       frames * 1e9 / native, frames * 1e9 / uda, uda / native, native_ms, uda_ms, uda_ms - native_ms,
+		       frames * 1e9 / texture);
 	}
 	if (status == 0 && b.frames_consumed != expected_frames)
 		status = fail("the consumer seeing every frame", &b);
 	if (status == 0)
 		printf("\nratio: time per frame through uda / native (target <= 1.2x); hand-off: uda swap - native "
-		       "swap+finish, the copy into the buffer and the queue round trip.\n%llu frames reached the "
+		       "swap+finish (the copy, if any, and the queue round trip); texture: the same frames into a "
+		       "plain GL texture, what rendering into any texture costs here.\n%llu frames reached the "
 		       "consumer.\n",
 		       (unsigned long long)b.frames_consumed);
 	teardown(&b);

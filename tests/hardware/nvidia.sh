@@ -42,9 +42,16 @@ mkdir -p "$layer_dir"
 sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/vk-layer/libVkLayer_uda_allocator.so\"|" \
 	build/manifests/share/vulkan/implicit_layer.d/VkLayer_uda_allocator.json >"$layer_dir/VkLayer_uda_allocator.json"
 export XDG_DATA_DIRS=$out/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+# The EGL external platform's manifest, for NVIDIA's own libEGL (which
+# loads external platforms itself) and for uda's host alike.
+egl_manifest=$out/share/egl/egl_external_platform.d/50_uda.json
+mkdir -p "$(dirname "$egl_manifest")"
+sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/build/egl-external-platform/libuda-egl-platform.so\"|" \
+	build/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
+export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest UDA_TEST_EGL_PLATFORM_MANIFEST=$egl_manifest
 # The tests' compiled-in build paths are the other machine's.
 export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$out/share
-export LD_LIBRARY_PATH=$root/build/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$root/build/core:$root/build/egl-external-platform${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 summary=$out/summary.txt
 : >"$summary"
@@ -68,4 +75,9 @@ step uda-bench-alloc build/tests/bench/uda-bench-alloc
 step vulkaninfo-with-layer vulkaninfo --summary
 UDA_VULKAN_VALIDATION=1 step test-layer-import build/tests/test-layer-import
 step uda-bench-layer build/tests/bench/uda-bench-layer
+# The EGL platform loaded by NVIDIA's libEGL itself (no host), then through
+# the host in front of it, then the frame benchmark.
+UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver build/tests/test-egl-platform-driver
+UDA_VULKAN_VALIDATION=1 step test-egl-platform-host build/tests/test-egl-platform
+step uda-bench-egl build/tests/bench/uda-bench-egl
 cat "$summary"
