@@ -33,6 +33,7 @@ packages=(
 	libvulkan-dev # Vulkan loader and headers (vulkan backend)
 	libgles-dev   # GLES and EGL through glvnd (gl backend)
 	libegl-dev
+	eglexternalplatform-dev # eglexternalplatform.h, the EGL platform's interface
 	# The drivers every test runs on: lavapipe, llvmpipe, and the Khronos
 	# validation layer that watches the Vulkan backend.
 	mesa-vulkan-drivers

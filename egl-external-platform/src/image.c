@@ -60,8 +60,6 @@ EGLImage hook_create_image(EGLDisplay dpy, EGLContext context, EGLenum target, E
 	return platform->egl.CreateImage(display->internal, context, target, buffer, attribs);
 }
 
-#define MAX_IMAGE_ATTRIBS 32
-
 EGLImageKHR hook_create_image_khr(EGLDisplay dpy, EGLContext context, EGLenum target, EGLClientBuffer buffer,
                                   const EGLint *attribs)
 {
@@ -70,17 +68,9 @@ EGLImageKHR hook_create_image_khr(EGLDisplay dpy, EGLContext context, EGLenum ta
 		return EGL_NO_IMAGE_KHR;
 	if (target != EGL_UDA_ALLOCATION)
 		return display->platform->egl.CreateImageKHR(display->internal, context, target, buffer, attribs);
-	EGLAttrib wide[MAX_IMAGE_ATTRIBS * 2 + 1];
-	size_t n = 0;
-	for (; attribs && attribs[n] != EGL_NONE; n += 2) {
-		if (n >= MAX_IMAGE_ATTRIBS * 2) {
-			platform_set_error(display->platform, EGL_BAD_PARAMETER, "eglCreateImageKHR: too many attributes");
-			return EGL_NO_IMAGE_KHR;
-		}
-		wide[n] = attribs[n];
-		wide[n + 1] = attribs[n + 1];
-	}
-	wide[n] = EGL_NONE;
+	EGLAttrib wide[PLATFORM_MAX_ATTRIBS * 2 + 1];
+	if (!platform_widen_attribs(display->platform, attribs, wide))
+		return EGL_NO_IMAGE_KHR;
 	return create_image(display, context, buffer, wide);
 }
 

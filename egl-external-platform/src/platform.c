@@ -36,6 +36,21 @@ void platform_set_error(struct uda_platform *platform, EGLint error, const char 
 		                          message);
 }
 
+bool platform_widen_attribs(struct uda_platform *platform, const EGLint *in, EGLAttrib *out)
+{
+	size_t n = 0;
+	for (; in && in[n] != EGL_NONE; n += 2) {
+		if (n >= PLATFORM_MAX_ATTRIBS * 2) {
+			platform_set_error(platform, EGL_BAD_ATTRIBUTE, "more than %d attributes", PLATFORM_MAX_ATTRIBS);
+			return false;
+		}
+		out[n] = in[n];
+		out[n + 1] = in[n + 1];
+	}
+	out[n] = EGL_NONE;
+	return true;
+}
+
 static bool load_egl(struct uda_platform *platform)
 {
 	PEGLEXTFNGETPROCADDRESS get = platform->driver.getProcAddress;

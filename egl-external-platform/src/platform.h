@@ -175,6 +175,10 @@ void platform_set_error(struct uda_platform *platform, EGLint error, const char 
 #endif
     ;
 bool platform_load_gl(struct uda_platform *platform);
+/* EGLint attributes of the EXT and 1.4 entry points as EGLAttrib; false
+ * (EGL_BAD_ATTRIBUTE set) past PLATFORM_MAX_ATTRIBS pairs. */
+#define PLATFORM_MAX_ATTRIBS 32
+bool platform_widen_attribs(struct uda_platform *platform, const EGLint *in, EGLAttrib *out);
 void *platform_get_hook(const char *name);
 
 /* display.c */

@@ -324,44 +324,6 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	return handle;
 }
 
-/* EGLint attribute lists of the EXT and 1.4 entry points, widened. */
-#define MAX_SURFACE_ATTRIBS 32
-static bool widen_attribs(struct uda_platform *platform, const EGLint *in, EGLAttrib *out)
-{
-	size_t n = 0;
-	for (; in && in[n] != EGL_NONE; n += 2) {
-		if (n >= MAX_SURFACE_ATTRIBS * 2) {
-			platform_set_error(platform, EGL_BAD_ATTRIBUTE, "too many surface attributes");
-			return false;
-		}
-		out[n] = in[n];
-		out[n + 1] = in[n + 1];
-	}
-	out[n] = EGL_NONE;
-	return true;
-}
-
-EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
-                                               const EGLAttrib *attribs)
-{
-	return create_window(dpy, config, native, attribs);
-}
-
-EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
-                                                   const EGLint *attribs)
-{
-	EGLAttrib wide[MAX_SURFACE_ATTRIBS * 2 + 1];
-	if (!widen_attribs(platform_current(), attribs, wide))
-		return EGL_NO_SURFACE;
-	return create_window(dpy, config, native, wide);
-}
-
-EGLSurface hook_create_window_surface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType native,
-                                      const EGLint *attribs)
-{
-	return hook_create_platform_window_surface_ext(dpy, config, (void *)native, attribs);
-}
-
 static EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs)
 {
 	struct platform_display *display = platform_display_get(dpy, true);
@@ -398,6 +360,36 @@ static EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, 
 	return add_surface(display, surface);
 }
 
+typedef EGLSurface (*create_function)(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs);
+
+/* The EXT and EGL 1.4 entry points take EGLint attributes. */
+static EGLSurface create_with_int_attribs(create_function create, EGLDisplay dpy, EGLConfig config, void *native,
+                                          const EGLint *attribs)
+{
+	EGLAttrib wide[PLATFORM_MAX_ATTRIBS * 2 + 1];
+	if (!platform_widen_attribs(platform_current(), attribs, wide))
+		return EGL_NO_SURFACE;
+	return create(dpy, config, native, wide);
+}
+
+EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
+                                               const EGLAttrib *attribs)
+{
+	return create_window(dpy, config, native, attribs);
+}
+
+EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
+                                                   const EGLint *attribs)
+{
+	return create_with_int_attribs(create_window, dpy, config, native, attribs);
+}
+
+EGLSurface hook_create_window_surface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType native,
+                                      const EGLint *attribs)
+{
+	return create_with_int_attribs(create_window, dpy, config, (void *)native, attribs);
+}
+
 EGLSurface hook_create_platform_pixmap_surface(EGLDisplay dpy, EGLConfig config, void *native,
                                                const EGLAttrib *attribs)
 {
@@ -407,16 +399,13 @@ EGLSurface hook_create_platform_pixmap_surface(EGLDisplay dpy, EGLConfig config,
 EGLSurface hook_create_platform_pixmap_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
                                                    const EGLint *attribs)
 {
-	EGLAttrib wide[MAX_SURFACE_ATTRIBS * 2 + 1];
-	if (!widen_attribs(platform_current(), attribs, wide))
-		return EGL_NO_SURFACE;
-	return create_pixmap(dpy, config, native, wide);
+	return create_with_int_attribs(create_pixmap, dpy, config, native, attribs);
 }
 
 EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativePixmapType native,
                                       const EGLint *attribs)
 {
-	return hook_create_platform_pixmap_surface_ext(dpy, config, (void *)native, attribs);
+	return create_with_int_attribs(create_pixmap, dpy, config, (void *)native, attribs);
 }
 
 static void surface_free(struct platform_surface *surface)

@@ -1,4 +1,4 @@
-/* Linked into test programs under sanitizers only. Drivers unload their
+/* Linked into every program of the tree under sanitizers only. Drivers unload their
  * modules when the last display or instance goes (Mesa's DRI driver at
  * the last eglTerminate, the Vulkan loader its ICD and layers at
  * vkDestroyInstance). LeakSanitizer reports at exit, when they are gone,
@@ -10,7 +10,7 @@
 
 __attribute__((constructor)) static void keep_drivers_resident(void)
 {
-	char list[] = UDA_TEST_RESIDENT_LIBRARIES; /* ':'-separated paths */
+	char list[] = UDA_RESIDENT_LIBRARIES; /* ':'-separated paths */
 	char *saved = NULL;
 	for (char *path = strtok_r(list, ":", &saved); path; path = strtok_r(NULL, ":", &saved))
 		dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
