@@ -66,11 +66,29 @@ static bool several_devices(const uda_negotiation_info *info)
 	return false;
 }
 
+/* The peer lists chained to the info, at most UDA_MAX_NEGOTIATION_PEERS. */
+static uda_result collect_peers(uda_context *ctx, const void *next, const uda_negotiation_peer_info **peers,
+                                uint32_t *count)
+{
+	*count = 0;
+	for (const uda_negotiation_peer_info *link = next; link; link = link->next) {
+		if (link->type != UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "negotiation: unknown struct %d in the next chain", (int)link->type);
+		if (!link->sets)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation: a peer without sets");
+		if (*count == UDA_MAX_NEGOTIATION_PEERS)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation: more than %u peers",
+			                             UDA_MAX_NEGOTIATION_PEERS);
+		peers[(*count)++] = link;
+	}
+	return UDA_SUCCESS;
+}
+
 static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *info)
 {
 	UDA_CHECK_ARG(ctx, info);
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_NEGOTIATION_INFO);
-	UDA_CHECK_ARG(ctx, info->next == NULL);
 	if (info->device_count == 0 || info->device_count > UDA_MAX_NEGOTIATION_DEVICES || !info->devices)
 		return uda_context_set_error(
 		    ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation needs 1..%u devices, got %u (array %p)",
@@ -95,14 +113,27 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 	if (result != UDA_SUCCESS)
 		return result;
 
+	const uda_negotiation_peer_info *peers[UDA_MAX_NEGOTIATION_PEERS];
+	uint32_t peer_count = 0;
+	result = collect_peers(ctx, info->next, peers, &peer_count);
+	if (result != UDA_SUCCESS)
+		return result;
+
 	struct assertion_fit fit = {.assertion = info->assertion};
 	uda_format_get_info(info->assertion->format, &fit.format);
 
+	/* The context's devices, then the peers' lists, in one fold: step i
+	 * of device_count + peer_count. */
 	uda_capability_set_list *folded = NULL;
-	for (uint32_t i = 0; i < info->device_count; i++) {
-		uda_device *device = info->devices[i].device;
+	for (uint32_t i = 0; i < info->device_count + peer_count; i++) {
+		const bool is_peer = i >= info->device_count;
+		uda_device *device = is_peer ? NULL : info->devices[i].device;
+		const char *name = is_peer ? "a peer's list" : device->name;
 		uda_capability_set_list *list;
-		result = uda_device_query_capability_sets(device, info->assertion, info->devices[i].usage, &list);
+		if (is_peer)
+			result = uda_capability_set_list_copy(peers[i - info->device_count]->sets, &list);
+		else
+			result = uda_device_query_capability_sets(device, info->assertion, info->devices[i].usage, &list);
 		if (result != UDA_SUCCESS)
 			break;
 		struct fit_filter filter = {&fit, list};
@@ -111,7 +142,7 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 			uda_capability_set_list_destroy(list);
 			result = uda_context_set_error(
 			    ctx, UDA_ERROR_INCOMPATIBLE, "device %u (%s): no capability set can hold %ux%u %s", i,
-			    device->name, info->assertion->width, info->assertion->height, fit.format.name);
+			    name, info->assertion->width, info->assertion->height, fit.format.name);
 			break;
 		}
 		if (!folded) {
@@ -135,21 +166,21 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 		if (common == 0) {
 			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
 			                               "device %u (%s) shares no capability set with devices 0..%u", i,
-			                               device->name, i - 1);
+			                               name, i - 1);
 			break;
 		}
 		if (folded->set_count == 0) {
 			result = uda_context_set_error(
 			    ctx, UDA_ERROR_INCOMPATIBLE,
 			    "device %u (%s): no capability set shared with devices 0..%u can hold %ux%u %s", i,
-			    device->name, i - 1, info->assertion->width, info->assertion->height, fit.format.name);
+			    name, i - 1, info->assertion->width, info->assertion->height, fit.format.name);
 			break;
 		}
 	}
 	/* Memory that several devices share travels as a handle all of them
 	 * accept: a set whose handle capabilities did not survive the
 	 * intersection can be allocated but never reach the others. */
-	if (result == UDA_SUCCESS && several_devices(info)) {
+	if (result == UDA_SUCCESS && (several_devices(info) || peer_count)) {
 		capability_set_list_filter(folded, set_names_a_handle, folded);
 		if (folded->set_count == 0)
 			result = uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,

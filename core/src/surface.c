@@ -61,6 +61,10 @@ struct uda_surface {
 	uda_usage_atom *atoms;
 	uint8_t *payloads;
 	uint32_t buffer_count;
+	/* Copies of the create info's peer lists, chained for negotiation. */
+	uint32_t peer_count;
+	uda_capability_set_list *peer_sets[UDA_MAX_NEGOTIATION_PEERS];
+	uda_negotiation_peer_info peers[UDA_MAX_NEGOTIATION_PEERS];
 
 	pthread_mutex_t lock;
 	/* Signalled when a buffer becomes free or a frame is queued. */
@@ -118,7 +122,15 @@ static uda_result copy_devices(uda_surface *surface, const uda_surface_create_in
 static uda_result validate_create_info(uda_context *ctx, const uda_surface_create_info *info)
 {
 	UDA_CHECK_ARG(ctx, info && info->type == UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO);
-	UDA_CHECK_ARG(ctx, info->next == NULL);
+	uint32_t peers = 0;
+	for (const uda_negotiation_peer_info *link = info->next; link; link = link->next, peers++) {
+		if (link->type != UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO || !link->sets ||
+		    peers == UDA_MAX_NEGOTIATION_PEERS)
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "uda_surface_create: the next chain takes up to %u "
+			                             "uda_negotiation_peer_info with sets",
+			                             UDA_MAX_NEGOTIATION_PEERS);
+	}
 	UDA_CHECK_ARG(ctx, info->device_count >= 1 && info->device_count <= UDA_MAX_NEGOTIATION_DEVICES);
 	UDA_CHECK_ARG(ctx, info->devices);
 	UDA_CHECK_ARG(ctx, info->buffer_count == 0 ||
@@ -140,8 +152,26 @@ static uda_result validate_create_info(uda_context *ctx, const uda_surface_creat
 	return UDA_SUCCESS;
 }
 
+static uda_result copy_peers(uda_surface *surface, const void *next)
+{
+	for (const uda_negotiation_peer_info *link = next; link; link = link->next) {
+		uint32_t i = surface->peer_count;
+		uda_result result = uda_capability_set_list_copy(link->sets, &surface->peer_sets[i]);
+		if (result != UDA_SUCCESS)
+			return result;
+		surface->peers[i] = (uda_negotiation_peer_info){UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, NULL,
+		                                                surface->peer_sets[i]};
+		if (i > 0)
+			surface->peers[i - 1].next = &surface->peers[i];
+		surface->peer_count++;
+	}
+	return UDA_SUCCESS;
+}
+
 static void surface_free(uda_surface *surface)
 {
+	for (uint32_t i = 0; i < surface->peer_count; i++)
+		uda_capability_set_list_destroy(surface->peer_sets[i]);
 	free(surface->devices);
 	free(surface->usages);
 	free(surface->atoms);
@@ -170,7 +200,7 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	surface->present_mode = info->present_mode;
 	surface->next_buffer_id = 1;
 	surface->frame_fd = -1;
-	if (copy_devices(surface, info) != UDA_SUCCESS) {
+	if (copy_devices(surface, info) != UDA_SUCCESS || copy_peers(surface, info->next) != UDA_SUCCESS) {
 		surface_free(surface);
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
@@ -368,7 +398,11 @@ static uda_result allocate_buffer(uda_surface *surface, uint32_t width, uint32_t
 		/* Fall through to a full negotiation with its fallbacks. */
 	}
 	uda_negotiation_info info = {
-		UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, surface->device_count, surface->devices,
+		UDA_STRUCTURE_TYPE_NEGOTIATION_INFO,
+		surface->peer_count ? &surface->peers[0] : NULL,
+		&assertion,
+		surface->device_count,
+		surface->devices,
 	};
 	uda_capability_set_list *sets = NULL;
 	uint32_t set_index = 0;

@@ -301,3 +301,39 @@ TEST_F(Negotiate, EnumerationIntoATooSmallArrayFillsItAndSaysWhy)
 }
 
 } // namespace
+
+namespace
+{
+
+// A peer's list (a compositor's, deserialized) folds in after the devices.
+TEST_F(Negotiate, PeerListsFoldInAfterTheDevices)
+{
+	uda_device *gpu = add(1, {{{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)},
+	                           {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64}}}});
+	ListPtr peer = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)},
+	                                      {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 256}}}});
+	uda_negotiation_peer_info peer_info = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, nullptr, peer.get()};
+	uda_device_usage entry = {gpu, &render};
+	uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &peer_info, &assertion, 1, &entry};
+	uda_capability_set_list *raw = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ListPtr out(raw);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{DRM_FORMAT_MOD_LINEAR}));
+	EXPECT_EQ(read_set(out.get(), 0).constraints[UDA_CONSTRAINT_PITCH_ALIGNMENT], 256u);
+
+	// A peer sharing nothing is named in the error.
+	ListPtr stranger = make_list(ctx.get(), {{{layout(fourcc_mod_code(NVIDIA, 1)), common(UDA_CAPABILITY_HANDLE, 1)}}});
+	peer_info.sets = stranger.get();
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("peer"), std::string::npos);
+
+	// Only peer structs belong in the chain, and they need sets.
+	peer_info.sets = nullptr;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	uda_assertion stray = assertion;
+	info.next = &stray;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace

@@ -82,6 +82,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO = 8,
 	UDA_STRUCTURE_TYPE_IMPORT_INFO = 9,
 	UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO = 10,
+	UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO = 11,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -543,6 +544,18 @@ typedef struct uda_negotiation_info {
 } uda_negotiation_info;
 
 #define UDA_MAX_NEGOTIATION_DEVICES 32u
+
+/* Chained to uda_negotiation_info::next (or uda_surface_create_info::next):
+ * the capability sets of devices outside this context, such as a
+ * compositor's sent over a socket (deserialized), folded in after the
+ * context's devices. The list stays the caller's. */
+typedef struct uda_negotiation_peer_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO */
+	const void *next;
+	const uda_capability_set_list *sets;
+} uda_negotiation_peer_info;
+
+#define UDA_MAX_NEGOTIATION_PEERS 8u
 
 /* Asks every device for its sets, drops the sets that cannot hold the
  * assertion (max width/height/planes/pitch/size), and intersects the

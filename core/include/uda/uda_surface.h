@@ -42,6 +42,8 @@ typedef enum uda_present_mode {
 
 typedef struct uda_surface_create_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO */
+	/* NULL, or uda_negotiation_peer_info structs (copied): the buffers
+	 * must also suit those devices outside the context. */
 	const void *next;
 	uint32_t width;  /* 1 .. UDA_MAX_DIMENSION */
 	uint32_t height; /* 1 .. UDA_MAX_DIMENSION */
