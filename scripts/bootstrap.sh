@@ -34,6 +34,7 @@ packages=(
 	libgles-dev   # GLES and EGL through glvnd (gl backend)
 	libegl-dev
 	eglexternalplatform-dev # eglexternalplatform.h, the EGL platform's interface
+	libpng-dev              # the demo compositor's PNG frames
 	# The drivers every test runs on: lavapipe, llvmpipe, and the Khronos
 	# validation layer that watches the Vulkan backend.
 	mesa-vulkan-drivers

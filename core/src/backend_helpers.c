@@ -36,6 +36,31 @@ bool uda_backend_set_has_u32(const uda_capability_set_list *list, uint32_t set_i
 	return false;
 }
 
+uint32_t uda_backend_find_capabilities(const uda_capability_set_list *list, uint32_t set_index, uint16_t vendor,
+                                       uint16_t name, const uint8_t owner_uuid[UDA_UUID_SIZE], uda_capability *out,
+                                       uint32_t capacity)
+{
+	if (!list || set_index >= list->set_count)
+		return 0;
+	const struct uda_capability_set_record *set = &list->sets[set_index];
+	const uint32_t first = owner_uuid ? set->local_first : 0;
+	const uint32_t end = owner_uuid ? set->cap_count : set->local_first;
+	uint32_t found = 0;
+	for (uint32_t i = first; i < end; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		if (cap->vendor != vendor || cap->name != name ||
+		    (owner_uuid && memcmp(cap->owner_uuid, owner_uuid, UDA_UUID_SIZE) != 0))
+			continue;
+		if (out && found < capacity) {
+			out[found] = (uda_capability){cap->vendor, cap->name, cap->flags, cap->length,
+			                              cap->length ? capability_payload(list, cap) : NULL, {0}};
+			memcpy(out[found].owner_uuid, cap->owner_uuid, UDA_UUID_SIZE);
+		}
+		found++;
+	}
+	return found;
+}
+
 bool uda_backend_find_capability(const uda_capability_set_list *list, uint32_t set_index, uint16_t vendor,
                                  uint16_t name, const uint8_t owner_uuid[UDA_UUID_SIZE], uda_capability *out)
 {

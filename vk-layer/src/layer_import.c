@@ -160,14 +160,27 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 	/* An opaque import needs the image the exporter made: where a Vulkan
 	 * device of this hardware made it, take its usage and flags, and
 	 * refuse usage beyond them. */
-	uda_capability params;
-	if (handle_type == UDA_HANDLE_TYPE_OPAQUE_FD &&
-	    uda_backend_find_capability(set, 0, UDA_VENDOR_API_BACKEND, UDA_CAPABILITY_VULKAN_IMAGE_PARAMS,
-	                                device->device_uuid, &params) &&
-	    params.length == UDA_CAPABILITY_VULKAN_IMAGE_PARAMS_SIZE) {
-		const uint8_t *p = params.payload;
-		const uint32_t usage = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-		const uint32_t flags = p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24;
+	/* One per Vulkan device of this hardware that negotiated the set: the
+	 * exporter made its image for all of them. */
+	uda_capability params[UDA_MAX_NEGOTIATION_DEVICES + UDA_MAX_NEGOTIATION_PEERS];
+	uint32_t found = handle_type == UDA_HANDLE_TYPE_OPAQUE_FD
+	                         ? uda_backend_find_capabilities(set, 0, UDA_VENDOR_API_BACKEND,
+	                                                         UDA_CAPABILITY_VULKAN_IMAGE_PARAMS, device->device_uuid,
+	                                                         params, sizeof(params) / sizeof(params[0]))
+	                         : 0;
+	if (found > sizeof(params) / sizeof(params[0]))
+		found = 0;
+	uint32_t usage = 0, flags = 0;
+	bool have_params = false;
+	for (uint32_t i = 0; i < found; i++) {
+		if (params[i].length != UDA_CAPABILITY_VULKAN_IMAGE_PARAMS_SIZE)
+			continue;
+		const uint8_t *p = params[i].payload;
+		usage |= p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+		flags |= p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24;
+		have_params = true;
+	}
+	if (have_params) {
 		if (info->usage & ~usage || info->flags & ~flags)
 			return layer_report(device->instance, VK_ERROR_FORMAT_NOT_SUPPORTED,
 			                    "vkCreateImage: usage or flags beyond those of the image the uda allocation "

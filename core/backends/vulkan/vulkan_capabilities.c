@@ -446,22 +446,37 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 		}
 	}
 
-	uda_capability params;
-	if (uda_backend_find_capability(set, set_index, UDA_VENDOR_API_BACKEND, VULKAN_CAPABILITY_IMAGE_PARAMS,
-	                                device->device_uuid, &params)) {
+	/* One IMAGE_PARAMS per Vulkan device of this hardware that took part
+	 * (in this process or another, such as a compositor's): the image
+	 * must serve them all, so their usages add up. */
+	uda_capability params[UDA_MAX_NEGOTIATION_DEVICES + UDA_MAX_NEGOTIATION_PEERS];
+	uint32_t found = uda_backend_find_capabilities(set, set_index, UDA_VENDOR_API_BACKEND,
+	                                               VULKAN_CAPABILITY_IMAGE_PARAMS, device->device_uuid, params,
+	                                               sizeof(params) / sizeof(params[0]));
+	if (found > sizeof(params) / sizeof(params[0]))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: %u image parameter capabilities",
+		                             found);
+	if (found) {
+		out_params->usage = 0;
+		out_params->flags = 0;
+	}
+	for (uint32_t i = 0; i < found; i++) {
 		/* Possibly from another process: only what this backend would
 		 * have written passes. */
-		if (params.length != sizeof(struct vulkan_image_params))
+		if (params[i].length != sizeof(struct vulkan_image_params))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: image parameters of %u bytes",
-			                             params.length);
-		memcpy(&out_params->usage, params.payload, 4);
-		memcpy(&out_params->flags, (const uint8_t *)params.payload + 4, 4);
-		if (!out_params->usage || (out_params->usage & ~VULKAN_IMAGE_USAGE_KNOWN) || out_params->flags)
+			                             params[i].length);
+		uint32_t usage, flags;
+		memcpy(&usage, params[i].payload, 4);
+		memcpy(&flags, (const uint8_t *)params[i].payload + 4, 4);
+		if (!usage || (usage & ~VULKAN_IMAGE_USAGE_KNOWN) || flags)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "vulkan: image parameters usage 0x%x flags 0x%x are not this backend's",
-			                             out_params->usage, out_params->flags);
-		return UDA_SUCCESS;
+			                             usage, flags);
+		out_params->usage |= usage;
 	}
+	if (found)
+		return UDA_SUCCESS;
 	/* A set this device never asked for: give the image every use the
 	 * format has with that tiling, so the application can still use it. */
 	VkFormatProperties properties;

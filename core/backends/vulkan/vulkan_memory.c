@@ -28,6 +28,12 @@ struct vulkan_allocation {
 	/* A MEMFD import: the host mapping the memory lives in. */
 	void *host_pointer;
 	size_t host_size;
+	/* An OPAQUE_FD or DMA_BUF import: a descriptor of the memory kept to
+	 * hand on (the layer imports a uda import into the application's own
+	 * VkDevice), since imported memory is not exportable through Vulkan.
+	 * -1 otherwise. */
+	int kept_fd;
+	VkExternalMemoryHandleTypeFlagBits kept_handle;
 };
 
 static VkExternalMemoryHandleTypeFlagBits vulkan_handle_type(uda_handle_type type)
@@ -54,6 +60,8 @@ static void destroy_allocation(const struct vulkan_device *device, struct vulkan
 		vkFreeMemory(device->device, a->memory, NULL);
 	if (a->host_pointer)
 		munmap(a->host_pointer, a->host_size);
+	if (a->kept_fd >= 0)
+		close(a->kept_fd);
 	free(a);
 }
 
@@ -168,6 +176,7 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	struct vulkan_allocation *a = calloc(1, sizeof(*a));
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	a->kept_fd = -1;
 	a->format = (VkFormat)format.vk_format;
 	a->export_handles = handles;
 	struct vulkan_image_params params;
@@ -315,6 +324,14 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 	int dup_fd = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: dup: %s", strerror(errno));
+	/* Before the driver takes it: the memory's own descriptor, to export. */
+	a->kept_fd = fcntl(dup_fd, F_DUPFD_CLOEXEC, 0);
+	a->kept_handle = handle;
+	if (a->kept_fd < 0) {
+		if (!take_fd)
+			close(dup_fd);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan import: dup: %s", strerror(errno));
+	}
 	/* Always dedicated, of exactly the image's size: an opaque import
 	 * must repeat its dedicated export, and a dma-buf (often larger than
 	 * the image) is safest so, since drivers may demand it
@@ -456,6 +473,7 @@ uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_
 	struct vulkan_allocation *a = calloc(1, sizeof(*a));
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	a->kept_fd = -1;
 	a->format = (VkFormat)format.vk_format;
 	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD
 	                            ? import_host(device, ctx, fd, m, set, a)
@@ -479,6 +497,13 @@ uda_result vulkan_export_fd(void *device_data, uda_context *ctx, void *allocatio
 	struct vulkan_device *device = device_data;
 	struct vulkan_allocation *a = allocation;
 	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(handle_type);
+	if (handle && a->kept_fd >= 0 && handle == a->kept_handle) {
+		int fd = fcntl(a->kept_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: dup: %s", strerror(errno));
+		*out_fd = fd;
+		return UDA_SUCCESS;
+	}
 	if (!handle || !(a->export_handles & handle) || !device->get_memory_fd)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: this memory was not allocated exportable as handle type %d",

@@ -158,6 +158,15 @@ UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, ui
 UDA_API bool uda_backend_find_capability(const uda_capability_set_list *set_list, uint32_t set_index,
                                          uint16_t vendor, uint16_t name, const uint8_t owner_uuid[UDA_UUID_SIZE],
                                          uda_capability *out_capability);
+/* Every capability of the set matching vendor, name and (for LOCAL ones)
+ * owner, in set order: the count, with the first `capacity` written to
+ * `out` (which may be NULL). Devices of the same hardware in different
+ * processes or contexts tag their LOCAL capabilities with the same UUID,
+ * so a set can hold one per such device; the owner acts on them all. */
+UDA_API uint32_t uda_backend_find_capabilities(const uda_capability_set_list *set_list, uint32_t set_index,
+                                               uint16_t vendor, uint16_t name,
+                                               const uint8_t owner_uuid[UDA_UUID_SIZE], uda_capability *out,
+                                               uint32_t capacity);
 
 /* Capabilities private to an API backend (Vulkan, GL) rather than to a
  * hardware vendor: PCI vendor ID 0xffff is never assigned. They are LOCAL
