@@ -3,7 +3,8 @@
 # runs the main demo or the whole test suite:
 #
 #   scripts/bootstrap.sh demo   install what is missing, build, run uda-info
-#                               and the Vulkan->GL zero-copy check
+#                               and uda-demo (client and compositor sharing
+#                               buffers; PNG frames in ./uda-demo-output)
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
 #                               run ctest, the fuzzers for 30 s each, the
 #                               threaded tests under TSan, then ctest again
@@ -75,11 +76,13 @@ if [[ $mode == demo ]]; then
 	export UDA_BACKEND_NO_DEFAULT_PATHS=1
 	# And its Vulkan layer, which uda-info reports.
 	export XDG_DATA_DIRS=$root/build/manifests/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+	# And its EGL platform, which the demo's client renders through.
+	export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$root/build/manifests/share/egl/egl_external_platform.d/50_uda.json
 	echo "== uda-info: backends, devices, what each can do with 1920x1080 ABGR8888, what they agree on"
 	build/samples/uda-info
 	echo
-	echo "== uda-zero-copy: Vulkan writes, GL reads the same memory (Khronos validation on)"
-	UDA_VULKAN_VALIDATION=1 exec build/samples/uda-zero-copy
+	echo "== uda-demo: a GLES client and a Vulkan compositor share buffers across processes"
+	exec build/samples/uda-demo --output "$root/uda-demo-output"
 fi
 
 echo "== build (release, -Werror)"
