@@ -5,7 +5,9 @@
  * its output image and writes chosen frames as PNG files. */
 #include <errno.h>
 #include <getopt.h>
+#include <dirent.h>
 #include <png.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +37,7 @@ struct options {
 	uint64_t save[MAX_SAVED];
 	unsigned save_count;
 	bool save_all;
+	int idle_timeout_ms; /* a client silent this long is dropped */
 };
 
 struct imported {
@@ -79,26 +82,30 @@ static void on_signal(int signal_number)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: uda-compositor [--socket PATH] [--output DIR] [--clients N] [--save N,N,...|all]\n"
+	fprintf(f, "usage: uda-compositor [--socket PATH] [--output DIR] [--clients N] [--save N,N,...|all|none]\n"
+	           "                      [--idle-timeout MS]\n"
 	           "\n"
 	           "Serves uda-client over a unix socket (default $XDG_RUNTIME_DIR/uda-demo.sock),\n"
 	           "imports its buffers through the Vulkan layer VK_LAYER_UDA_allocator without\n"
 	           "copies, composites them and writes the frames named by --save as\n"
 	           "DIR/frame-NNN.png (default: frames 1, 4 and 8 into the current folder).\n"
-	           "--clients N exits after N clients (default 1; 0 serves forever).\n");
+	           "--clients N exits after N clients (default 1; 0 serves forever). A client\n"
+	           "that misbehaves, or is silent for --idle-timeout ms (default 10000), is\n"
+	           "dropped; the compositor goes on.\n");
 }
 
 static bool parse_options(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){.output = ".", .clients = 1, .save = {1, 4, 8}, .save_count = 3};
+	*o = (struct options){.output = ".", .clients = 1, .save = {1, 4, 8}, .save_count = 3, .idle_timeout_ms = 10000};
 	demo_default_socket_path(o->socket_path, sizeof(o->socket_path));
 	static const struct option long_options[] = {
 		{"socket", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
 		{"clients", required_argument, NULL, 'c'}, {"save", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"idle-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int option;
-	while ((option = getopt_long(argc, argv, "s:o:c:f:h", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "s:o:c:f:t:h", long_options, NULL)) != -1) {
 		switch (option) {
 		case 's':
 			if (strlen(optarg) >= sizeof(o->socket_path)) {
@@ -113,10 +120,14 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		case 'c':
 			o->clients = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 't':
+			o->idle_timeout_ms = (int)strtol(optarg, NULL, 10);
+			break;
 		case 'f':
 			o->save_count = 0;
 			o->save_all = strcmp(optarg, "all") == 0;
-			for (char *next = optarg; !o->save_all && *next && o->save_count < MAX_SAVED;) {
+			for (char *next = optarg; !o->save_all && strcmp(optarg, "none") != 0 && *next &&
+			                          o->save_count < MAX_SAVED;) {
 				char *end;
 				o->save[o->save_count++] = strtoull(next, &end, 10);
 				next = *end == ',' ? end + 1 : end;
@@ -133,6 +144,17 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	return optind == argc;
+}
+
+static int open_descriptors(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	int count = 0;
+	for (struct dirent *entry; dir && (entry = readdir(dir));)
+		count += entry->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return count - 1; /* the listing's own */
 }
 
 static double now_ms(void)
@@ -497,6 +519,14 @@ static void serve(struct compositor *c, int client)
 	const char *problem = NULL;
 	double last = now_ms();
 	while (message && !problem && !stopping) {
+		struct pollfd entry = {client, POLLIN, 0};
+		int ready = poll(&entry, 1, c->options.idle_timeout_ms);
+		if (ready == 0) {
+			problem = "the client is silent";
+			break;
+		}
+		if (ready < 0 && errno == EINTR)
+			continue;
 		int got = demo_receive(client, message);
 		if (got == 0) {
 			problem = "the client went away";
@@ -555,8 +585,10 @@ static void serve(struct compositor *c, int client)
 					else
 						fprintf(stderr, "uda-compositor: cannot write %s\n", path);
 				}
+				/* The socket does not block: a client that stops
+				 * reading is dropped, not waited for. */
 				if (demo_send(client, DEMO_RELEASE, &frame.buffer_id, sizeof(frame.buffer_id), -1) != 0)
-					problem = "the client went away";
+					problem = "the client does not take its buffers back";
 			}
 		} else if (message->type == DEMO_BYE) {
 			break;
@@ -646,8 +678,9 @@ int main(int argc, char **argv)
 	vkGetPhysicalDeviceProperties(c.physical, &properties);
 	printf("uda-compositor: %s, listening on %s\n", properties.deviceName, c.options.socket_path);
 	fflush(stdout);
+	const int descriptors_before = open_descriptors();
 	for (unsigned served = 0; !stopping && (c.options.clients == 0 || served < c.options.clients); served++) {
-		int client = accept4(c.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		int client = accept4(c.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (client < 0) {
 			if (errno == EINTR)
 				continue;
@@ -656,6 +689,9 @@ int main(int argc, char **argv)
 		}
 		serve(&c, client);
 	}
+	/* Every client's descriptors went with it, whatever it did. */
+	printf("uda-compositor: %d descriptors open after the clients, %d before\n", open_descriptors(),
+	       descriptors_before);
 	teardown(&c);
 	return 0;
 }
