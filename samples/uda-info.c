@@ -8,7 +8,10 @@
  * Without --use, every Vulkan and GL device takes part with a typical usage
  * (Vulkan renders and copies out, GL samples): the zero-copy hand-off.
  */
+#include <dirent.h>
+#include <dlfcn.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +125,85 @@ static void print_layer(bool json)
 		       active ? "active" : "installed but disabled (UDA_LAYER_DISABLE=1)", extension);
 	else
 		printf("\nVulkan layer: VK_LAYER_UDA_allocator is not on the loader's path\n");
+}
+
+/* The first manifest in `path` (a file) naming a module that exports the
+ * external platform entry point; that module's path into `out`. */
+static bool platform_module_of(const char *manifest, char *out, size_t size)
+{
+	json_object *root = json_object_from_file(manifest);
+	json_object *icd, *library;
+	bool found = false;
+	if (root && json_object_object_get_ex(root, "ICD", &icd) &&
+	    json_object_object_get_ex(icd, "library_path", &library) && json_object_is_type(library, json_type_string)) {
+		const char *path = json_object_get_string(library);
+		void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		/* Only uda's: other platforms (egl-wayland) export the same. */
+		found = module && dlsym(module, "loadEGLExternalPlatform") && strstr(path, "uda-egl-platform");
+		if (module)
+			dlclose(module);
+		if (found)
+			snprintf(out, size, "%s", path);
+	}
+	json_object_put(root);
+	return found;
+}
+
+/* Where a driver that loads external platforms (NVIDIA's libEGL, uda's
+ * host) would find the uda platform, and whether this process's libEGL
+ * offers it. */
+static void print_egl_platform(bool json)
+{
+	char module[4096] = "", manifest[4096] = "";
+	const char *files = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
+	const char *dirs = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
+	char list[8192];
+	snprintf(list, sizeof(list), "%s",
+	         files && files[0] ? files
+	                           : (dirs && dirs[0] ? dirs
+	                                              : "/etc/egl/egl_external_platform.d:/usr/local/share/egl/"
+	                                                "egl_external_platform.d:/usr/share/egl/egl_external_platform.d"));
+	char *saved = NULL;
+	for (char *item = strtok_r(list, ":", &saved); item && !module[0]; item = strtok_r(NULL, ":", &saved)) {
+		if (files && files[0]) {
+			if (platform_module_of(item, module, sizeof(module)))
+				snprintf(manifest, sizeof(manifest), "%s", item);
+			continue;
+		}
+		DIR *dir = opendir(item);
+		for (struct dirent *entry; dir && (entry = readdir(dir)) && !module[0];) {
+			if (!strstr(entry->d_name, ".json"))
+				continue;
+			snprintf(manifest, sizeof(manifest), "%s/%s", item, entry->d_name);
+			if (!platform_module_of(manifest, module, sizeof(module)))
+				manifest[0] = '\0';
+		}
+		if (dir)
+			closedir(dir);
+	}
+	/* Does this process's libEGL offer it (NVIDIA's does itself; Mesa's
+	 * through libuda-egl-host)? */
+	bool offered = false;
+	void *egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* The process's own binding first: a preloaded host stands there. */
+	const char *(*query)(void *, int) = (const char *(*)(void *, int))dlsym(RTLD_DEFAULT, "eglQueryString");
+	if (!query && egl)
+		query = (const char *(*)(void *, int))dlsym(egl, "eglQueryString");
+	const char *extensions = query ? query(NULL, 0x3055 /* EGL_EXTENSIONS */) : NULL;
+	offered = extensions && strstr(extensions, "EGL_UDA_platform_uda");
+	if (json) {
+		printf(", \"egl_platform\": {\"loadable\": %s, \"manifest\": ", module[0] ? "true" : "false");
+		print_json_string(stdout, manifest);
+		printf(", \"module\": ");
+		print_json_string(stdout, module);
+		printf(", \"offered_by_libegl\": %s}", offered ? "true" : "false");
+	} else if (module[0]) {
+		printf("EGL platform: EGL_PLATFORM_UDA, loadable from %s (%s); this process's libEGL %s\n", module,
+		       manifest, offered ? "offers it" : "does not load external platforms (Mesa: use libuda-egl-host)");
+	} else {
+		printf("EGL platform: no manifest names libuda-egl-platform (EGL_EXTERNAL_PLATFORM_CONFIG_DIRS, "
+		       "share/egl/egl_external_platform.d)\n");
+	}
 }
 
 static void print_usage_text(FILE *f)
@@ -264,6 +346,7 @@ int main(int argc, char **argv)
 	if (json) {
 		printf("]");
 		print_layer(true);
+		print_egl_platform(true);
 		printf(", \"negotiated\": ");
 		if (agreed)
 			print_set_list_json(stdout, agreed);
@@ -272,6 +355,7 @@ int main(int argc, char **argv)
 		printf("}\n");
 	} else {
 		print_layer(false);
+		print_egl_platform(false);
 		printf("\nnegotiated between %u devices:\n", participant_count);
 		if (agreed)
 			print_set_list(stdout, agreed, "  ");
