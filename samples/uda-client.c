@@ -41,22 +41,35 @@ struct client {
 	uda_surface *window;
 	/* The transport thread: frames out, releases in. */
 	pthread_t transport;
+	bool transport_running;
 	atomic_bool stop;
 	atomic_uint released;
 	atomic_bool failed;
 	uint64_t sent_ids[UDA_SURFACE_MAX_BUFFERS * 2];
 	unsigned sent_count;
+	/* Frames sent and not yet given back, given back by the client itself
+	 * if the compositor goes (so eglSwapBuffers never waits on it). */
+	uint64_t outstanding[UDA_SURFACE_MAX_BUFFERS];
+	unsigned outstanding_count;
 	bool printed_set;
+	unsigned reconnects; /* --reconnect: how often the compositor may go */
+	/* The EGL side of the current session. */
+	EGLDisplay display;
+	EGLConfig config;
+	EGLContext context;
+	EGLSurface surface;
+	uint32_t session_frames; /* queued in this session */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: uda-client [--socket PATH] [--frames N] [--size WIDTHxHEIGHT]\n"
+	fprintf(f, "usage: uda-client [--socket PATH] [--frames N] [--size WIDTHxHEIGHT] [--reconnect N]\n"
 	           "\n"
 	           "Connects to uda-compositor (default socket $XDG_RUNTIME_DIR/uda-demo.sock),\n"
 	           "negotiates buffers with it, renders N frames (default 8, 256x192) with GLES\n"
 	           "into an EGL window surface on EGL_PLATFORM_UDA and hands each one over\n"
-	           "without a copy.\n");
+	           "without a copy. With --reconnect N, a compositor that goes away (is\n"
+	           "restarted) is waited for up to 10 s and negotiated with anew, N times.\n");
 }
 
 static bool parse_options(int argc, char **argv, struct client *c)
@@ -67,11 +80,11 @@ static bool parse_options(int argc, char **argv, struct client *c)
 	c->frames = 8;
 	static const struct option long_options[] = {
 		{"socket", required_argument, NULL, 's'}, {"frames", required_argument, NULL, 'n'},
-		{"size", required_argument, NULL, 'z'},   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"size", required_argument, NULL, 'z'},   {"reconnect", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int option;
-	while ((option = getopt_long(argc, argv, "s:n:z:h", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "s:n:z:r:h", long_options, NULL)) != -1) {
 		switch (option) {
 		case 's':
 			if (strlen(optarg) >= sizeof(c->socket_path))
@@ -84,6 +97,9 @@ static bool parse_options(int argc, char **argv, struct client *c)
 		case 'z':
 			if (sscanf(optarg, "%ux%u", &c->width, &c->height) != 2)
 				return false;
+			break;
+		case 'r':
+			c->reconnects = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'h':
 			usage(stdout);
@@ -208,12 +224,12 @@ static void *transport(void *data)
 			uda_surface_frame frame;
 			if (uda_surface_acquire(c->window, 0, &frame) == UDA_SUCCESS) {
 				const struct demo_frame out = {frame.buffer_id, frame.frame_number};
+				if (c->outstanding_count < UDA_SURFACE_MAX_BUFFERS)
+					c->outstanding[c->outstanding_count++] = frame.buffer_id;
 				bool ok = (already_sent(c, frame.buffer_id) || send_buffer(c, &frame)) &&
 				          demo_send(c->socket_fd, DEMO_FRAME, &out, sizeof(out), -1) == 0;
 				if (!ok) {
 					fprintf(stderr, "uda-client: the compositor went away\n");
-					atomic_store(&c->failed, true);
-					uda_surface_release(c->window, frame.buffer_id);
 					break;
 				}
 			}
@@ -222,7 +238,6 @@ static void *transport(void *data)
 			int got = demo_receive(c->socket_fd, message);
 			if (got <= 0) {
 				fprintf(stderr, "uda-client: the compositor closed the connection\n");
-				atomic_store(&c->failed, true);
 				break;
 			}
 			if (message->fd >= 0)
@@ -230,10 +245,24 @@ static void *transport(void *data)
 			uint64_t id;
 			if (message->type == DEMO_RELEASE && message->size == sizeof(id)) {
 				memcpy(&id, message->payload, sizeof(id));
+				for (unsigned i = 0; i < c->outstanding_count; i++) {
+					if (c->outstanding[i] == id) {
+						c->outstanding[i] = c->outstanding[--c->outstanding_count];
+						break;
+					}
+				}
 				if (uda_surface_release(c->window, id) == UDA_SUCCESS)
 					atomic_fetch_add(&c->released, 1);
 			}
 		}
+	}
+	if (!atomic_load(&c->stop)) {
+		/* The compositor is gone with our buffers: take them back, so
+		 * a swap waiting for one returns. */
+		for (unsigned i = 0; i < c->outstanding_count; i++)
+			uda_surface_release(c->window, c->outstanding[i]);
+		c->outstanding_count = 0;
+		atomic_store(&c->failed, true);
 	}
 	free(message);
 	return NULL;
@@ -256,11 +285,15 @@ static void draw(uint32_t frame, uint32_t width, uint32_t height)
 	glDisable(GL_SCISSOR_TEST);
 }
 
-static int run(struct client *c)
+/* One compositor connection: negotiate, a uda_surface and an EGL window
+ * surface over it, the transport thread. False with a message printed. */
+static bool session_start(struct client *c)
 {
 	uda_capability_set_list *peer_sets = ask_compositor(c);
-	if (!peer_sets)
-		return fail("the compositor did not answer with its capability sets");
+	if (!peer_sets) {
+		fprintf(stderr, "uda-client: the compositor did not answer with its capability sets\n");
+		return false;
+	}
 	const uda_usage_atom render_atom = {UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, NULL};
 	const uda_usage render = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &render_atom};
 	const uda_device_usage devices[] = {{c->gl, &render}, {c->allocator, &render}};
@@ -277,62 +310,128 @@ static int run(struct client *c)
 	};
 	uda_result created = uda_surface_create(c->ctx, &info, &c->window);
 	uda_capability_set_list_destroy(peer_sets);
-	if (created != UDA_SUCCESS)
-		return fail(uda_context_get_error(c->ctx));
+	if (created != UDA_SUCCESS) {
+		fprintf(stderr, "uda-client: %s\n", uda_context_get_error(c->ctx));
+		return false;
+	}
+	c->surface = eglCreatePlatformWindowSurface(c->display, c->config, c->window, NULL);
+	if (c->surface == EGL_NO_SURFACE || !eglMakeCurrent(c->display, c->surface, c->surface, c->context)) {
+		fprintf(stderr, "uda-client: cannot make a window surface of the buffers (EGL 0x%x)\n", eglGetError());
+		return false;
+	}
+	c->sent_count = 0;
+	c->outstanding_count = 0;
+	c->session_frames = 0;
+	atomic_store(&c->released, 0);
+	atomic_store(&c->failed, false);
+	atomic_store(&c->stop, false);
+	if (pthread_create(&c->transport, NULL, transport, c) != 0) {
+		fprintf(stderr, "uda-client: cannot start the transport thread\n");
+		return false;
+	}
+	c->transport_running = true;
+	return true;
+}
 
-	EGLDisplay display = eglGetPlatformDisplay(EGL_PLATFORM_UDA, c->gl, NULL);
-	if (display == EGL_NO_DISPLAY || !eglInitialize(display, NULL, NULL))
-		return fail("no EGL display on the uda platform: is libuda-egl-host loaded and the platform's manifest "
-		            "found (EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES)?");
+static void session_end(struct client *c)
+{
+	atomic_store(&c->stop, true);
+	if (c->transport_running)
+		pthread_join(c->transport, NULL);
+	c->transport_running = false;
+	eglMakeCurrent(c->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	if (c->surface != EGL_NO_SURFACE)
+		eglDestroySurface(c->display, c->surface);
+	c->surface = EGL_NO_SURFACE;
+	uda_surface_destroy(c->window);
+	c->window = NULL;
+	if (c->socket_fd >= 0)
+		close(c->socket_fd);
+	c->socket_fd = -1;
+}
+
+/* A compositor that went away may come back (restarted): wait up to 10 s
+ * for one that accepts and starts a session. A socket still there may
+ * belong to the old one on its way out, which takes the connection and
+ * never answers: try again then too. */
+static bool reconnect(struct client *c)
+{
+	for (int tenths = 0; tenths < 100; tenths++) {
+		c->socket_fd = connect_to(c->socket_path);
+		if (c->socket_fd >= 0 && session_start(c))
+			return true;
+		session_end(c);
+		usleep(100000);
+	}
+	return false;
+}
+
+static bool egl_setup(struct client *c)
+{
+	c->display = eglGetPlatformDisplay(EGL_PLATFORM_UDA, c->gl, NULL);
+	if (c->display == EGL_NO_DISPLAY || !eglInitialize(c->display, NULL, NULL)) {
+		fprintf(stderr, "uda-client: no EGL display on the uda platform: is libuda-egl-host loaded and the "
+		                "platform's manifest found (EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES)?\n");
+		return false;
+	}
 	const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
 	                                 EGL_NATIVE_VISUAL_ID, DRM_FORMAT_ABGR8888, EGL_NONE};
-	EGLConfig config;
 	EGLint configs = 0;
 	eglBindAPI(EGL_OPENGL_ES_API);
 	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-	EGLContext context = EGL_NO_CONTEXT;
-	EGLSurface surface = EGL_NO_SURFACE;
-	int status = 0;
-	if (!eglChooseConfig(display, config_attribs, &config, 1, &configs) || configs != 1 ||
-	    (context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs)) == EGL_NO_CONTEXT ||
-	    (surface = eglCreatePlatformWindowSurface(display, config, c->window, NULL)) == EGL_NO_SURFACE ||
-	    !eglMakeCurrent(display, surface, surface, context))
-		status = fail("cannot make a GLES window surface on the uda platform");
-
-	if (status == 0 && pthread_create(&c->transport, NULL, transport, c) != 0)
-		status = fail("cannot start the transport thread");
-	const bool started = status == 0;
-	for (uint32_t frame = 1; status == 0 && frame <= c->frames && !atomic_load(&c->failed); frame++) {
-		draw(frame, c->width, c->height);
-		if (!eglSwapBuffers(display, surface))
-			status = fail("eglSwapBuffers failed");
+	if (!eglChooseConfig(c->display, config_attribs, &c->config, 1, &configs) || configs != 1 ||
+	    (c->context = eglCreateContext(c->display, c->config, EGL_NO_CONTEXT, context_attribs)) == EGL_NO_CONTEXT) {
+		fprintf(stderr, "uda-client: no GLES 3 context for ABGR8888 windows on the uda platform\n");
+		return false;
 	}
-	/* Every frame back from the compositor, then goodbye. */
-	for (int waited = 0; status == 0 && atomic_load(&c->released) < c->frames && !atomic_load(&c->failed) &&
-	                     waited < 1000;
+	return true;
+}
+
+static int run(struct client *c)
+{
+	if (!egl_setup(c))
+		return 1;
+	int status = session_start(c) ? 0 : 1;
+	unsigned reconnects = 0;
+	for (uint32_t frame = 1; status == 0 && frame <= c->frames; frame++) {
+		if (atomic_load(&c->failed)) {
+			session_end(c);
+			if (reconnects++ == c->reconnects || !reconnect(c)) {
+				status = fail("the compositor is gone");
+				break;
+			}
+			printf("uda-client: reconnected and negotiated anew at frame %u\n", frame);
+			fflush(stdout);
+		}
+		draw(frame, c->width, c->height);
+		if (!eglSwapBuffers(c->display, c->surface))
+			status = fail("eglSwapBuffers failed");
+		c->session_frames++;
+	}
+	/* Every frame of this session back from the compositor, then goodbye. */
+	for (int waited = 0; status == 0 && atomic_load(&c->released) < c->session_frames &&
+	                     !atomic_load(&c->failed) && waited < 1000;
 	     waited++)
 		usleep(10000);
-	if (status == 0 && atomic_load(&c->released) < c->frames)
+	if (status == 0 && atomic_load(&c->released) < c->session_frames)
 		status = fail("the compositor did not give every frame back");
-	atomic_store(&c->stop, true);
-	if (started)
-		pthread_join(c->transport, NULL);
 	if (status == 0) {
+		atomic_store(&c->stop, true);
+		pthread_join(c->transport, NULL);
+		c->transport_running = false;
 		demo_send(c->socket_fd, DEMO_BYE, NULL, 0, -1);
 		printf("uda-client: %u frames rendered and handed over\n", c->frames);
 	}
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	if (surface != EGL_NO_SURFACE)
-		eglDestroySurface(display, surface);
-	if (context != EGL_NO_CONTEXT)
-		eglDestroyContext(display, context);
-	eglTerminate(display);
-	return status || atomic_load(&c->failed);
+	session_end(c);
+	if (c->context != EGL_NO_CONTEXT)
+		eglDestroyContext(c->display, c->context);
+	eglTerminate(c->display);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
-	struct client c = {.socket_fd = -1};
+	struct client c = {.socket_fd = -1, .surface = EGL_NO_SURFACE, .context = EGL_NO_CONTEXT};
 	if (!parse_options(argc, argv, &c)) {
 		usage(stderr);
 		return 2;
@@ -350,7 +449,6 @@ int main(int argc, char **argv)
 	}
 	if (c.socket_fd >= 0)
 		close(c.socket_fd);
-	uda_surface_destroy(c.window);
 	uda_context_destroy(c.ctx);
 	return status;
 }

@@ -38,6 +38,7 @@ struct options {
 	unsigned save_count;
 	bool save_all;
 	int idle_timeout_ms; /* a client silent this long is dropped */
+	uint64_t exit_after;  /* frames, then exit as if restarted; 0: never */
 };
 
 struct imported {
@@ -50,6 +51,7 @@ struct imported {
 
 struct compositor {
 	struct options options;
+	uint64_t frames_composited;
 	uda_context *ctx;
 	uda_device *device;
 	VkInstance instance;
@@ -83,7 +85,7 @@ static void on_signal(int signal_number)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: uda-compositor [--socket PATH] [--output DIR] [--clients N] [--save N,N,...|all|none]\n"
-	           "                      [--idle-timeout MS]\n"
+	           "                      [--idle-timeout MS] [--exit-after FRAMES]\n"
 	           "\n"
 	           "Serves uda-client over a unix socket (default $XDG_RUNTIME_DIR/uda-demo.sock),\n"
 	           "imports its buffers through the Vulkan layer VK_LAYER_UDA_allocator without\n"
@@ -91,7 +93,8 @@ static void usage(FILE *f)
 	           "DIR/frame-NNN.png (default: frames 1, 4 and 8 into the current folder).\n"
 	           "--clients N exits after N clients (default 1; 0 serves forever). A client\n"
 	           "that misbehaves, or is silent for --idle-timeout ms (default 10000), is\n"
-	           "dropped; the compositor goes on.\n");
+	           "dropped; the compositor goes on. --exit-after stops it after that many\n"
+	           "frames, without a goodbye, as a crash or a restart would.\n");
 }
 
 static bool parse_options(int argc, char **argv, struct options *o)
@@ -101,11 +104,11 @@ static bool parse_options(int argc, char **argv, struct options *o)
 	static const struct option long_options[] = {
 		{"socket", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
 		{"clients", required_argument, NULL, 'c'}, {"save", required_argument, NULL, 'f'},
-		{"idle-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"idle-timeout", required_argument, NULL, 't'}, {"exit-after", required_argument, NULL, 'x'},
+		{"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
 	};
 	int option;
-	while ((option = getopt_long(argc, argv, "s:o:c:f:t:h", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "s:o:c:f:t:x:h", long_options, NULL)) != -1) {
 		switch (option) {
 		case 's':
 			if (strlen(optarg) >= sizeof(o->socket_path)) {
@@ -122,6 +125,9 @@ static bool parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 't':
 			o->idle_timeout_ms = (int)strtol(optarg, NULL, 10);
+			break;
+		case 'x':
+			o->exit_after = strtoull(optarg, NULL, 10);
 			break;
 		case 'f':
 			o->save_count = 0;
@@ -589,6 +595,11 @@ static void serve(struct compositor *c, int client)
 				 * reading is dropped, not waited for. */
 				if (demo_send(client, DEMO_RELEASE, &frame.buffer_id, sizeof(frame.buffer_id), -1) != 0)
 					problem = "the client does not take its buffers back";
+				if (++c->frames_composited == c->options.exit_after) {
+					printf("uda-compositor: exiting after %llu frames (--exit-after)\n",
+					       (unsigned long long)c->frames_composited);
+					stopping = 1;
+				}
 			}
 		} else if (message->type == DEMO_BYE) {
 			break;
