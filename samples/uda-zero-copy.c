@@ -10,6 +10,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,8 +163,16 @@ static void log_to_stderr(uda_log_level level, const char *message, void *user_d
 		++*(unsigned *)user_data;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		bool help = strcmp(argv[1], "--help") == 0;
+		fprintf(help ? stdout : stderr,
+		        "usage: uda-zero-copy\n\nNegotiates a 1920x1080 buffer between the Vulkan and GL devices of one "
+		        "GPU, writes a\npattern with Vulkan, imports the memory into GL and checks every pixel: no "
+		        "copy.\nUDA_VULKAN_VALIDATION=1 runs the Vulkan side under the Khronos validation layer.\n");
+		return help ? 0 : 2;
+	}
 	unsigned errors = 0;
 	const uda_context_create_info context_info = {
 		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
