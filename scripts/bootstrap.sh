@@ -7,8 +7,9 @@
 #                               buffers; PNG frames in ./uda-demo-output)
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
 #                               run ctest, the fuzzers for 30 s each, the
-#                               threaded tests under TSan, then ctest again
-#                               under ASan+UBSan
+#                               threaded tests under TSan, the core and
+#                               backend tests under valgrind, then ctest
+#                               again under ASan+UBSan
 #
 # Build folders: build/ (release with -Werror) and build-sanitize/.
 set -euo pipefail
@@ -47,6 +48,8 @@ packages=(
 if [[ $mode == test ]]; then
 	# libFuzzer targets (scripts/fuzz.sh) need clang and its runtime.
 	packages+=(clang libclang-rt-14-dev)
+	# scripts/valgrind.sh: the core and backend tests under memcheck.
+	packages+=(valgrind)
 fi
 
 missing=()
@@ -95,6 +98,9 @@ scripts/fuzz.sh 30
 
 echo "== threads (TSan)"
 scripts/tsan.sh 50 | tail -n 1
+
+echo "== valgrind (memcheck: core and backend tests)"
+scripts/valgrind.sh
 
 echo "== build (ASan+UBSan, -Werror)"
 configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DUDA_SANITIZE=address,undefined
