@@ -397,3 +397,40 @@ TEST_F(Surface, ProducerAndConsumerThreads)
 }
 
 } // namespace
+
+namespace
+{
+
+// Peer lists (a compositor's) take part in every buffer's negotiation.
+TEST_F(Surface, PeerListsTakePartInTheNegotiation)
+{
+	// A peer that only takes a tiled layout the system device lacks.
+	uda_capability_set_builder *builder = nullptr;
+	ASSERT_EQ(uda_capability_set_builder_create(ctx, &builder), UDA_SUCCESS);
+	ASSERT_EQ(uda_capability_set_builder_add_layout(builder, fourcc_mod_code(NVIDIA, 0x10), UDA_CAPABILITY_FLAG_REQUIRED),
+	          UDA_SUCCESS);
+	uda_capability_set_list *stranger = nullptr;
+	ASSERT_EQ(uda_capability_set_list_create(ctx, &stranger), UDA_SUCCESS);
+	ASSERT_EQ(uda_capability_set_list_append_set(stranger, builder), UDA_SUCCESS);
+	uda_capability_set_builder_destroy(builder);
+
+	uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, nullptr, stranger};
+	uda_surface_create_info info = create_info();
+	info.next = &peer;
+	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
+	uda_capability_set_list_destroy(stranger); // the surface keeps a copy
+	uda_surface_buffer buffer = {};
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("peer"), std::string::npos) << uda_context_get_error(ctx);
+
+	// Only peer structs, with sets, belong in the chain.
+	uda_surface *other = nullptr;
+	peer.sets = nullptr;
+	EXPECT_EQ(uda_surface_create(ctx, &info, &other), UDA_ERROR_INVALID_ARGUMENT);
+	uda_assertion stray = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 1, 1, DRM_FORMAT_ABGR8888, 0};
+	info.next = &stray;
+	EXPECT_EQ(uda_surface_create(ctx, &info, &other), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(other, nullptr);
+}
+
+} // namespace

@@ -1,5 +1,6 @@
 // Building and reading capability sets.
 #include <drm_fourcc.h>
+#include <set>
 
 #include "set_spec.hpp"
 
@@ -186,6 +187,44 @@ TEST_F(CapabilitySet, AppendCopyFromTheSameListSurvivesGrowth)
 		ASSERT_EQ(uda_capability_set_list_sets_equal(grown.get(), i, grown.get(), 16 + i, &equal), UDA_SUCCESS);
 		EXPECT_TRUE(equal);
 	}
+}
+
+} // namespace
+
+namespace
+{
+
+// Several devices of one GPU (a client's and a compositor's) each leave a
+// LOCAL capability with the same owner: the owner's backend reads them all.
+TEST(BackendHelpers, FindCapabilitiesReturnsEveryMatch)
+{
+	uda_test::ContextPtr ctx = uda_test::make_context();
+	const uint16_t vendor = UDA_VENDOR_API_BACKEND, name = UDA_CAPABILITY_VULKAN_IMAGE_PARAMS;
+	uda_test::Cap first{vendor, name, UDA_CAPABILITY_FLAG_LOCAL, uda_test::le_bytes(0x11, 8), 7};
+	uda_test::Cap second{vendor, name, UDA_CAPABILITY_FLAG_LOCAL, uda_test::le_bytes(0x22, 8), 7};
+	uda_test::Cap other_owner{vendor, name, UDA_CAPABILITY_FLAG_LOCAL, uda_test::le_bytes(0x33, 8), 8};
+	uda_test::ListPtr list = uda_test::make_list(
+		ctx.get(), {{{uda_test::layout(DRM_FORMAT_MOD_LINEAR), first, second, other_owner}}});
+	uint8_t owner[UDA_UUID_SIZE] = {0};
+	owner[15] = 7;
+
+	uda_capability found[4];
+	ASSERT_EQ(uda_backend_find_capabilities(list.get(), 0, vendor, name, owner, found, 4), 2u);
+	// In the set's canonical order, which is not the order of building.
+	std::set<uint8_t> payloads = {static_cast<const uint8_t *>(found[0].payload)[0],
+	                              static_cast<const uint8_t *>(found[1].payload)[0]};
+	EXPECT_EQ(payloads, (std::set<uint8_t>{0x11, 0x22}));
+	EXPECT_EQ(found[0].owner_uuid[15], 7);
+	EXPECT_EQ(found[1].owner_uuid[15], 7);
+	// The count is the whole count, whatever fits.
+	EXPECT_EQ(uda_backend_find_capabilities(list.get(), 0, vendor, name, owner, found, 1), 2u);
+	EXPECT_EQ(uda_backend_find_capabilities(list.get(), 0, vendor, name, owner, nullptr, 0), 2u);
+	owner[15] = 8;
+	EXPECT_EQ(uda_backend_find_capabilities(list.get(), 0, vendor, name, owner, found, 4), 1u);
+	// Without an owner only non-LOCAL capabilities match: none here.
+	EXPECT_EQ(uda_backend_find_capabilities(list.get(), 0, vendor, name, nullptr, found, 4), 0u);
+	EXPECT_EQ(uda_backend_find_capabilities(list.get(), 1, vendor, name, owner, found, 4), 0u);
+	EXPECT_EQ(uda_backend_find_capabilities(nullptr, 0, vendor, name, owner, found, 4), 0u);
 }
 
 } // namespace
