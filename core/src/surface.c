@@ -26,12 +26,10 @@ struct surface_buffer {
 	uint64_t id;
 	uda_allocation *allocation;
 	uint32_t width, height;
-	/* The frame number this buffer's content was last queued as; 0 if it
-	 * has none. */
+	/* The frame number this buffer's content was last queued as (also
+	 * its place in the queue while QUEUED or ACQUIRED); 0 if it has no
+	 * content. */
 	uint64_t content_frame;
-	/* The frame number of its current QUEUED/ACQUIRED stint. */
-	uint64_t frame_number;
-	uint64_t dropped_before;
 	uint32_t damage_count;
 	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
 };
@@ -602,8 +600,7 @@ uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda
 		}
 	}
 	buffer->state = BUFFER_QUEUED;
-	buffer->frame_number = ++surface->frames_queued;
-	buffer->content_frame = buffer->frame_number;
+	buffer->content_frame = ++surface->frames_queued;
 	if (!replaced)
 		frame_fd_add(surface);
 	pthread_cond_broadcast(&surface->changed);
@@ -641,24 +638,23 @@ uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_su
 		for (uint32_t i = 0; i < surface->buffer_count; i++) {
 			struct surface_buffer *buffer = &surface->buffers[i];
 			if (buffer->live && buffer->state == BUFFER_QUEUED &&
-			    (!oldest || buffer->frame_number < oldest->frame_number))
+			    (!oldest || buffer->content_frame < oldest->content_frame))
 				oldest = buffer;
 		}
 		if (oldest) {
 			oldest->state = BUFFER_ACQUIRED;
-			oldest->dropped_before = surface->dropped_since_acquire;
-			surface->dropped_since_acquire = 0;
 			frame_fd_take(surface);
 			*out_frame = (uda_surface_frame){
 				oldest->id,
 				oldest->allocation,
 				oldest->width,
 				oldest->height,
-				oldest->frame_number,
-				oldest->dropped_before,
+				oldest->content_frame,
+				surface->dropped_since_acquire,
 				oldest->damage_count,
 				oldest->damage_count ? oldest->damage : NULL,
 			};
+			surface->dropped_since_acquire = 0;
 			pthread_mutex_unlock(&surface->lock);
 			return UDA_SUCCESS;
 		}

@@ -58,7 +58,6 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 		/* The same pointer may be a new device since the display was
 		 * terminated (the old one's context destroyed after it). */
 		display->internal = gl_native.egl_display;
-		display->backend_context = gl_native.egl_context;
 	}
 	if (!display) {
 		display = calloc(1, sizeof(*display));
@@ -66,7 +65,6 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 			display->platform = platform;
 			display->device = device;
 			display->internal = gl_native.egl_display;
-			display->backend_context = gl_native.egl_context;
 			display->next = platform->displays;
 			platform->displays = display;
 		}
@@ -224,9 +222,10 @@ EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *
 	 * Native-visual attributes are ours to match. */
 	EGLint internal[MAX_CONFIG_ATTRIBS * 2 + 1];
 	EGLint n = 0;
-	bool wants_native = false;
+	bool wants_native = false, has_surface_type = false;
 	EGLint visual = EGL_DONT_CARE;
 	for (const EGLint *a = attribs; a && a[0] != EGL_NONE; a += 2) {
+		has_surface_type = has_surface_type || a[0] == EGL_SURFACE_TYPE;
 		if (n >= MAX_CONFIG_ATTRIBS * 2) {
 			platform_set_error(platform, EGL_BAD_ATTRIBUTE, "eglChooseConfig: too many attributes");
 			return EGL_FALSE;
@@ -244,17 +243,11 @@ EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *
 		internal[n++] = a[0];
 		internal[n++] = value;
 	}
-	if (!attribs)
-		wants_native = true; /* the default EGL_SURFACE_TYPE is EGL_WINDOW_BIT */
-	else {
-		bool has_surface_type = false;
-		for (const EGLint *a = attribs; a[0] != EGL_NONE; a += 2)
-			has_surface_type = has_surface_type || a[0] == EGL_SURFACE_TYPE;
-		if (!has_surface_type) {
-			wants_native = true;
-			internal[n++] = EGL_SURFACE_TYPE;
-			internal[n++] = EGL_PBUFFER_BIT;
-		}
+	/* The default EGL_SURFACE_TYPE is EGL_WINDOW_BIT. */
+	if (!has_surface_type) {
+		wants_native = true;
+		internal[n++] = EGL_SURFACE_TYPE;
+		internal[n++] = EGL_PBUFFER_BIT;
 	}
 	internal[n] = EGL_NONE;
 

@@ -95,7 +95,6 @@ struct platform_display {
 	struct platform_display *next;
 	uda_device *device;  /* the GL device */
 	EGLDisplay internal; /* the device's own, initialized by its backend */
-	EGLContext backend_context;
 	bool initialized;
 	struct platform_surface *surfaces;
 	struct platform_image *images;
@@ -154,7 +153,8 @@ struct platform_surface {
 	/* WINDOW: GL renders straight into the held buffer (framebuffer 0
 	 * redirected by the host) instead of the pbuffer and a copy. */
 	bool direct;
-	EGLint swap_interval;
+	/* The config's, for the depth/stencil a direct target needs. */
+	EGLint depth_size, stencil_size;
 	uint64_t swap_count;
 	struct gl_target targets[PLATFORM_MAX_TARGETS];
 	uint32_t target_count;

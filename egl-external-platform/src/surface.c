@@ -109,13 +109,7 @@ static bool hold_buffer(struct platform_surface *surface, uda_surface *window)
 static struct gl_target *window_target(struct platform_surface *surface)
 {
 	struct platform_display *display = surface->display;
-	struct gl_target_options options = {.direct = surface->direct};
-	if (surface->direct) {
-		display->platform->egl.GetConfigAttrib(display->internal, surface->config, EGL_DEPTH_SIZE,
-		                                       &options.depth_size);
-		display->platform->egl.GetConfigAttrib(display->internal, surface->config, EGL_STENCIL_SIZE,
-		                                       &options.stencil_size);
-	}
+	const struct gl_target_options options = {surface->direct, surface->depth_size, surface->stencil_size};
 	platform_busy++;
 	struct gl_target *target = gl_target_get(display, surface->targets, &surface->target_count,
 	                                         PLATFORM_MAX_TARGETS, surface->buffer.buffer_id,
@@ -306,9 +300,10 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	surface->kind = PLATFORM_SURFACE_WINDOW;
 	surface->config = config;
 	surface->window = window;
-	surface->swap_interval = 1;
 	EGLint samples = 0;
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_SAMPLES, &samples);
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_DEPTH_SIZE, &surface->depth_size);
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
 	const char *copy = getenv("UDA_EGL_PLATFORM_COPY");
 	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
 	uda_surface_get_size(window, &surface->width, &surface->height);
@@ -623,7 +618,6 @@ EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval)
 	/* Clamped to [0, 1]: a queue has no notion of skipping vblanks. */
 	EGLint clamped = interval <= 0 ? 0 : 1;
 	pthread_mutex_lock(&platform->lock);
-	surface->swap_interval = clamped;
 	uda_surface *window = surface->window;
 	pthread_mutex_unlock(&platform->lock);
 	if (window)
@@ -646,7 +640,6 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 	}
 	pthread_mutex_lock(&platform->lock);
 	EGLint width = (EGLint)surface->width, height = (EGLint)surface->height;
-	EGLint interval = surface->swap_interval;
 	uint64_t swaps = surface->swap_count;
 	pthread_mutex_unlock(&platform->lock);
 	switch (attribute) {
@@ -678,7 +671,6 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 		*value = 1;
 		return EGL_TRUE;
 	default:
-		(void)interval;
 		return platform->egl.QuerySurface(display->internal, surface->internal, attribute, value);
 	}
 }
