@@ -122,10 +122,10 @@ def main():
             c.write("\tif (call.hook) {\n")
             if void:
                 c.write(f"\t\t(({pfn})call.hook)({arg_names});\n")
-                c.write("\t\thost_hook_end(&call, false);\n\t\treturn;\n")
+                c.write("\t\thost_hook_end(false);\n\t\treturn;\n")
             else:
                 c.write(f"\t\t{ret} result = (({pfn})call.hook)({arg_names});\n")
-                c.write("\t\thost_hook_end(&call, result == 0);\n\t\treturn result;\n")
+                c.write("\t\thost_hook_end(result == 0);\n\t\treturn result;\n")
             c.write("\t}\n")
             c.write("\tif (!real || !host_call_translated(&call))\n")
             c.write(f"\t\treturn{'' if void else f' ({ret})0'};\n")

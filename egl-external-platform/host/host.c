@@ -405,9 +405,8 @@ EGLSurface host_call_surface(const struct host_call *call, EGLSurface surface)
 	return call->platform->ext.exports.getInternalHandle(call->display, EGL_OBJECT_SURFACE_KHR, surface);
 }
 
-void host_hook_end(const struct host_call *call, bool failed)
+void host_hook_end(bool failed)
 {
-	(void)call;
 	if (!failed)
 		host_error_own(); /* success: EGL_SUCCESS, whatever ran inside */
 	else if (!thread_error.owns || thread_error.error == EGL_SUCCESS)

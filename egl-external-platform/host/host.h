@@ -45,7 +45,10 @@ bool host_call_translated(struct host_call *call);
 EGLSurface host_call_surface(const struct host_call *call, EGLSurface surface);
 /* After a hook: a failure the hook reported through setError stands;
  * one it did not report is the driver's, whose own error then stands. */
-void host_hook_end(const struct host_call *call, bool failed);
+void host_hook_end(bool failed);
+/* eglGetError's answer when a platform owns the thread's error; false
+ * when the real libEGL's stands. */
+bool host_error_take(EGLint *out_error);
 
 /* The platform whose display `dpy` is, or NULL. */
 struct host_platform *host_platform_of_display(EGLDisplay dpy);

@@ -9,8 +9,6 @@
 
 #include "host.h"
 
-bool host_error_take(EGLint *out_error);
-
 /* What the application made current through the host on a platform
  * display: the driver knows only the internal handles, so the queries
  * for current state answer from here. */
@@ -160,7 +158,7 @@ HOST_EXPORT const char *eglQueryString(EGLDisplay dpy, EGLint name)
 		return REAL(eglQueryString)(dpy, name);
 	if (call.hook) {
 		const char *result = ((pfn_eglQueryString)call.hook)(dpy, name);
-		host_hook_end(&call, result == NULL);
+		host_hook_end(result == NULL);
 		return result;
 	}
 	return host_call_translated(&call) ? REAL(eglQueryString)(call.internal, name) : NULL;
@@ -186,7 +184,7 @@ HOST_EXPORT EGLBoolean eglMakeCurrent(EGLDisplay dpy, EGLSurface draw, EGLSurfac
 	EGLBoolean result;
 	if (call.hook) {
 		result = ((pfn_eglMakeCurrent)call.hook)(dpy, draw, read, context);
-		host_hook_end(&call, !result);
+		host_hook_end(!result);
 	} else {
 		result = host_call_translated(&call) &&
 		         REAL(eglMakeCurrent)(call.internal, host_call_surface(&call, draw), host_call_surface(&call, read),
@@ -243,7 +241,7 @@ HOST_EXPORT EGLBoolean eglWaitClient(void)
 	}
 	host_error_own();
 	EGLBoolean result = hook();
-	host_hook_end(NULL, !result);
+	host_hook_end(!result);
 	return result;
 }
 
@@ -256,7 +254,7 @@ HOST_EXPORT EGLBoolean eglWaitGL(void)
 	}
 	host_error_own();
 	EGLBoolean result = hook();
-	host_hook_end(NULL, !result);
+	host_hook_end(!result);
 	return result;
 }
 
