@@ -7,6 +7,7 @@
 #include "capability_set_list.h"
 #include "device.h"
 #include "linear_layout.h"
+#include "negotiation_chain.h"
 #include "request.h"
 
 struct assertion_fit {
@@ -66,25 +67,6 @@ static bool several_devices(const uda_negotiation_info *info)
 	return false;
 }
 
-/* The peer lists chained to the info, at most UDA_MAX_NEGOTIATION_PEERS. */
-static uda_result collect_peers(uda_context *ctx, const void *next, const uda_negotiation_peer_info **peers,
-                                uint32_t *count)
-{
-	*count = 0;
-	for (const uda_negotiation_peer_info *link = next; link; link = link->next) {
-		if (link->type != UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO)
-			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-			                             "negotiation: unknown struct %d in the next chain", (int)link->type);
-		if (!link->sets)
-			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation: a peer without sets");
-		if (*count == UDA_MAX_NEGOTIATION_PEERS)
-			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "negotiation: more than %u peers",
-			                             UDA_MAX_NEGOTIATION_PEERS);
-		peers[(*count)++] = link;
-	}
-	return UDA_SUCCESS;
-}
-
 static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *info)
 {
 	UDA_CHECK_ARG(ctx, info);
@@ -113,11 +95,11 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 	if (result != UDA_SUCCESS)
 		return result;
 
-	const uda_negotiation_peer_info *peers[UDA_MAX_NEGOTIATION_PEERS];
-	uint32_t peer_count = 0;
-	result = collect_peers(ctx, info->next, peers, &peer_count);
+	struct negotiation_chain chain;
+	result = negotiation_chain_parse(ctx, info->next, "negotiation", &chain);
 	if (result != UDA_SUCCESS)
 		return result;
+	const uint32_t peer_count = chain.peer_count;
 
 	struct assertion_fit fit = {.assertion = info->assertion};
 	uda_format_get_info(info->assertion->format, &fit.format);
@@ -131,7 +113,7 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 		const char *name = is_peer ? "a peer's list" : device->name;
 		uda_capability_set_list *list;
 		if (is_peer)
-			result = uda_capability_set_list_copy(peers[i - info->device_count]->sets, &list);
+			result = uda_capability_set_list_copy(chain.peers[i - info->device_count]->sets, &list);
 		else
 			result = uda_device_query_capability_sets(device, info->assertion, info->devices[i].usage, &list);
 		if (result != UDA_SUCCESS)
@@ -187,6 +169,8 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 			                               "the devices share capability sets but no handle type to "
 			                               "pass the memory between them");
 	}
+	if (result == UDA_SUCCESS && chain.layout_filter)
+		result = negotiation_layout_filter_apply(ctx, chain.layout_filter, folded);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(folded);
 		return result;

@@ -9,6 +9,7 @@
 #include <uda/uda_surface.h>
 
 #include "context.h"
+#include "negotiation_chain.h"
 #include "request.h"
 
 enum buffer_state {
@@ -59,10 +60,8 @@ struct uda_surface {
 	uda_usage_atom *atoms;
 	uint8_t *payloads;
 	uint32_t buffer_count;
-	/* Copies of the create info's peer lists, chained for negotiation. */
-	uint32_t peer_count;
-	uda_capability_set_list *peer_sets[UDA_MAX_NEGOTIATION_PEERS];
-	uda_negotiation_peer_info peers[UDA_MAX_NEGOTIATION_PEERS];
+	/* The create info's peer lists and layout filter, copied. */
+	struct negotiation_chain_copy chain;
 
 	pthread_mutex_t lock;
 	/* Signalled when a buffer becomes free or a frame is queued. */
@@ -117,18 +116,13 @@ static uda_result copy_devices(uda_surface *surface, const uda_surface_create_in
 	return UDA_SUCCESS;
 }
 
-static uda_result validate_create_info(uda_context *ctx, const uda_surface_create_info *info)
+static uda_result validate_create_info(uda_context *ctx, const uda_surface_create_info *info,
+                                       struct negotiation_chain *out_chain)
 {
 	UDA_CHECK_ARG(ctx, info && info->type == UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO);
-	uint32_t peers = 0;
-	for (const uda_negotiation_peer_info *link = info->next; link; link = link->next, peers++) {
-		if (link->type != UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO || !link->sets ||
-		    peers == UDA_MAX_NEGOTIATION_PEERS)
-			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-			                             "uda_surface_create: the next chain takes up to %u "
-			                             "uda_negotiation_peer_info with sets",
-			                             UDA_MAX_NEGOTIATION_PEERS);
-	}
+	uda_result chain_result = negotiation_chain_parse(ctx, info->next, "uda_surface_create", out_chain);
+	if (chain_result != UDA_SUCCESS)
+		return chain_result;
 	UDA_CHECK_ARG(ctx, info->device_count >= 1 && info->device_count <= UDA_MAX_NEGOTIATION_DEVICES);
 	UDA_CHECK_ARG(ctx, info->devices);
 	UDA_CHECK_ARG(ctx, info->buffer_count == 0 ||
@@ -150,26 +144,9 @@ static uda_result validate_create_info(uda_context *ctx, const uda_surface_creat
 	return UDA_SUCCESS;
 }
 
-static uda_result copy_peers(uda_surface *surface, const void *next)
-{
-	for (const uda_negotiation_peer_info *link = next; link; link = link->next) {
-		uint32_t i = surface->peer_count;
-		uda_result result = uda_capability_set_list_copy(link->sets, &surface->peer_sets[i]);
-		if (result != UDA_SUCCESS)
-			return result;
-		surface->peers[i] = (uda_negotiation_peer_info){UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, NULL,
-		                                                surface->peer_sets[i]};
-		if (i > 0)
-			surface->peers[i - 1].next = &surface->peers[i];
-		surface->peer_count++;
-	}
-	return UDA_SUCCESS;
-}
-
 static void surface_free(uda_surface *surface)
 {
-	for (uint32_t i = 0; i < surface->peer_count; i++)
-		uda_capability_set_list_destroy(surface->peer_sets[i]);
+	negotiation_chain_copy_finish(&surface->chain);
 	free(surface->devices);
 	free(surface->usages);
 	free(surface->atoms);
@@ -183,7 +160,8 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, out_surface);
 	*out_surface = NULL;
-	uda_result result = validate_create_info(ctx, info);
+	struct negotiation_chain chain;
+	uda_result result = validate_create_info(ctx, info, &chain);
 	if (result != UDA_SUCCESS)
 		return result;
 
@@ -198,7 +176,7 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	surface->present_mode = info->present_mode;
 	surface->next_buffer_id = 1;
 	surface->frame_fd = -1;
-	if (copy_devices(surface, info) != UDA_SUCCESS || copy_peers(surface, info->next) != UDA_SUCCESS) {
+	if (copy_devices(surface, info) != UDA_SUCCESS || negotiation_chain_copy_init(&surface->chain, &chain) != UDA_SUCCESS) {
 		surface_free(surface);
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
@@ -397,7 +375,7 @@ static uda_result allocate_buffer(uda_surface *surface, uint32_t width, uint32_t
 	}
 	uda_negotiation_info info = {
 		UDA_STRUCTURE_TYPE_NEGOTIATION_INFO,
-		surface->peer_count ? &surface->peers[0] : NULL,
+		negotiation_chain_copy_head(&surface->chain),
 		&assertion,
 		surface->device_count,
 		surface->devices,

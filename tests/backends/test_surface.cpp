@@ -433,4 +433,31 @@ TEST_F(Surface, PeerListsTakePartInTheNegotiation)
 	EXPECT_EQ(other, nullptr);
 }
 
+// A layout filter is copied with the surface and applied to every buffer.
+TEST_F(Surface, LayoutFilterIsKeptAndApplied)
+{
+	uint64_t modifiers[] = {fourcc_mod_code(NVIDIA, 0x10)};
+	uda_negotiation_layout_filter filter = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, nullptr, 1, modifiers,
+	                                        UDA_HANDLE_TYPE_MEMFD};
+	uda_surface_create_info info = create_info();
+	info.next = &filter;
+	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
+	// Changing the caller's array afterwards changes nothing.
+	modifiers[0] = DRM_FORMAT_MOD_LINEAR;
+	uda_surface_buffer buffer = {};
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_INCOMPATIBLE);
+	uda_surface_destroy(surface);
+	surface = nullptr;
+
+	// Linear allowed: the system device's memfds pass.
+	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+
+	uda_surface *other = nullptr;
+	filter.modifiers = nullptr;
+	EXPECT_EQ(uda_surface_create(ctx, &info, &other), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(other, nullptr);
+}
+
 } // namespace

@@ -336,4 +336,62 @@ TEST_F(Negotiate, PeerListsFoldInAfterTheDevices)
 	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
 }
 
+// A caller's own rules: an explicit modifier list (GBM's, a client's) and
+// a preferred handle type, applied to the negotiated sets.
+TEST_F(Negotiate, LayoutFilterKeepsTheCallersModifiersAndPrefersItsHandle)
+{
+	constexpr uint32_t DMA_BUF = UDA_HANDLE_TYPE_DMA_BUF, OPAQUE = UDA_HANDLE_TYPE_OPAQUE_FD;
+	const Cap opaque{UDA_VENDOR_NONE, UDA_CAPABILITY_LAYOUT_OPAQUE, UDA_CAPABILITY_FLAG_REQUIRED,
+	                 std::vector<uint8_t>(17, 0x5a)};
+	uda_device *gpu = add(1, {{{opaque, common(UDA_CAPABILITY_HANDLE, OPAQUE)}},
+	                          {{layout(TILED), common(UDA_CAPABILITY_HANDLE, OPAQUE)}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, OPAQUE)}},
+	                          {{layout(TILED), common(UDA_CAPABILITY_HANDLE, DMA_BUF)}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, DMA_BUF)}}});
+	uda_device_usage entry = {gpu, &render};
+	const uint64_t allowed[] = {DRM_FORMAT_MOD_LINEAR, fourcc_mod_code(NVIDIA, 7), TILED};
+	uda_negotiation_layout_filter filter = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, nullptr, 3, allowed,
+	                                        UDA_HANDLE_TYPE_DMA_BUF};
+	uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &filter, &assertion, 1, &entry};
+	uda_capability_set_list *raw = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ListPtr out(raw);
+	// The opaque layout is gone; DMA-BUF sets lead, each group in the
+	// device's order.
+	EXPECT_EQ(modifiers_of(out.get()),
+	          (std::vector<uint64_t>{TILED, DRM_FORMAT_MOD_LINEAR, TILED, DRM_FORMAT_MOD_LINEAR}));
+	EXPECT_EQ(read_set(out.get(), 0).caps[1], common(UDA_CAPABILITY_HANDLE, DMA_BUF));
+	EXPECT_EQ(read_set(out.get(), 2).caps[1], common(UDA_CAPABILITY_HANDLE, OPAQUE));
+
+	// No modifiers: every layout stays, only the order changes.
+	filter.modifier_count = 0;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_SUCCESS);
+	out.reset(raw);
+	ASSERT_EQ(count_of(out.get()), 5u);
+	EXPECT_EQ(read_set(out.get(), 0).caps[1], common(UDA_CAPABILITY_HANDLE, DMA_BUF));
+	EXPECT_EQ(read_set(out.get(), 2).caps[0], opaque);
+
+	// Nothing allowed is shared: incompatible, and said so.
+	const uint64_t foreign[] = {fourcc_mod_code(NVIDIA, 7)};
+	filter.modifier_count = 1;
+	filter.modifiers = foreign;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("modifiers the caller allows"), std::string::npos);
+
+	// Bad filters: no array, too many, an unknown handle, two filters.
+	filter.modifiers = nullptr;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	filter.modifiers = foreign;
+	filter.modifier_count = UDA_MAX_FILTER_MODIFIERS + 1;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	filter.modifier_count = 1;
+	filter.preferred_handle_type = static_cast<uda_handle_type>(99);
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	filter.preferred_handle_type = UDA_HANDLE_TYPE_NONE;
+	uda_negotiation_layout_filter second = filter;
+	filter.next = &second;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("more than one layout filter"), std::string::npos);
+}
+
 } // namespace

@@ -83,6 +83,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_IMPORT_INFO = 9,
 	UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO = 10,
 	UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO = 11,
+	UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER = 12,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -556,6 +557,25 @@ typedef struct uda_negotiation_peer_info {
 } uda_negotiation_peer_info;
 
 #define UDA_MAX_NEGOTIATION_PEERS 8u
+
+/* Chained to uda_negotiation_info::next (or uda_surface_create_info::next),
+ * at most once: what a caller with its own rules about layouts and handles
+ * asks of the result, applied after the fold. With modifier_count > 0 only
+ * sets whose LAYOUT is one of `modifiers` stay (an explicit modifier list,
+ * as gbm_bo_create_with_modifiers2 or a client's linux-dmabuf feedback
+ * gives; LAYOUT_OPAQUE sets go). Then the sets that carry
+ * preferred_handle_type move to the front, each group in its negotiated
+ * order (GBM users expect DMA-BUFs where the devices have them). Nothing
+ * left is UDA_ERROR_INCOMPATIBLE. The filter stays the caller's. */
+typedef struct uda_negotiation_layout_filter {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER */
+	const void *next;
+	uint32_t modifier_count; /* 0 .. UDA_MAX_FILTER_MODIFIERS; 0: any layout */
+	const uint64_t *modifiers;
+	uda_handle_type preferred_handle_type; /* UDA_HANDLE_TYPE_NONE: keep the order */
+} uda_negotiation_layout_filter;
+
+#define UDA_MAX_FILTER_MODIFIERS 256u
 
 /* Asks every device for its sets, drops the sets that cannot hold the
  * assertion (max width/height/planes/pitch/size), and intersects the

@@ -42,8 +42,9 @@ typedef enum uda_present_mode {
 
 typedef struct uda_surface_create_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO */
-	/* NULL, or uda_negotiation_peer_info structs (copied): the buffers
-	 * must also suit those devices outside the context. */
+	/* NULL, or uda_negotiation_peer_info structs (the buffers must also
+	 * suit those devices outside the context) and at most one
+	 * uda_negotiation_layout_filter; all copied. */
 	const void *next;
 	uint32_t width;  /* 1 .. UDA_MAX_DIMENSION */
 	uint32_t height; /* 1 .. UDA_MAX_DIMENSION */
