@@ -37,6 +37,7 @@ packages=(
 	libegl-dev
 	eglexternalplatform-dev # eglexternalplatform.h, the EGL platform's interface
 	libpng-dev              # the demo compositor's PNG frames
+	libgbm-dev              # gbm.h and libgbm, the GBM backend's loader
 	# The drivers every test runs on: lavapipe, llvmpipe, and the Khronos
 	# validation layer that watches the Vulkan backend.
 	mesa-vulkan-drivers

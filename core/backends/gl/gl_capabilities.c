@@ -9,6 +9,10 @@
  *     supplies it;
  *  3. every modifier EGL_EXT_image_dma_buf_import_modifiers lists for the
  *     format, over DMA_BUF (linear only without the modifiers extension).
+ *
+ * Every set also states both CPU access capabilities: GL imports memory
+ * whatever the CPU can do with it, and saying so keeps the allocator's
+ * CPU access through the intersection.
  */
 #include <drm_fourcc.h>
 #include <stdlib.h>
@@ -44,6 +48,11 @@ static uda_result append(uda_context *ctx, const struct gl_device *device, const
 	result = uda_capability_set_builder_add_capability(b, layout);
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_HANDLE, handle, UDA_CAPABILITY_FLAG_REQUIRED);
+	/* So that a buffer GL shares can still be mapped by its allocator. */
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE, 0);
+	if (result == UDA_SUCCESS)
+		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_COHERENT, 0);
 	if (result == UDA_SUCCESS && device->max_texture_size > 0)
 		result = uda_capability_set_builder_set_constraint(b, UDA_CONSTRAINT_MAX_WIDTH,
 		                                                   (uint64_t)device->max_texture_size);

@@ -1,0 +1,44 @@
+/*
+ * uda_gbm.so: uda behind Mesa's libgbm (GBM_BACKEND=uda).
+ *
+ * GBM programs need nothing from this header: they call libgbm as always.
+ * It is for programs that know they run on uda and want the objects
+ * behind the GBM ones — above all the uda_surface behind a gbm_surface,
+ * which is how a producer (uda's EGL platform, a Vulkan renderer) fills
+ * the buffers a GBM user then locks with gbm_surface_lock_front_buffer.
+ * Resolve these with dlsym(RTLD_DEFAULT, ...) or link uda_gbm.so.
+ *
+ * Each returns UDA_ERROR_INVALID_ARGUMENT for NULL or for an object of
+ * another GBM backend; the objects returned belong to the GBM object.
+ */
+#ifndef UDA_GBM_H
+#define UDA_GBM_H
+
+#include <uda/uda.h>
+#include <uda/uda_surface.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gbm_device;
+struct gbm_bo;
+struct gbm_surface;
+
+/* The backend's name, as gbm_device_get_backend_name() reports it and
+ * GBM_BACKEND selects it. */
+#define UDA_GBM_BACKEND_NAME "uda"
+
+/* The uda context of a GBM device (its devices, their errors). */
+UDA_API uda_result uda_gbm_device_get_context(struct gbm_device *gbm, uda_context **out_context);
+/* The allocation behind a buffer object. */
+UDA_API uda_result uda_gbm_bo_get_allocation(struct gbm_bo *bo, uda_allocation **out_allocation);
+/* The buffer queue behind a GBM surface: dequeue and queue on it to
+ * produce what gbm_surface_lock_front_buffer returns. */
+UDA_API uda_result uda_gbm_surface_get_surface(struct gbm_surface *surface, uda_surface **out_surface);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * GBM's usage flags as usage atoms on the devices that need them:
+ *
+ *   RENDERING, FRONT_RENDERING  render target on every API of the GPU
+ *   (always)                    sampled on every API of the GPU: a GBM
+ *                               buffer is one the GPU can at least read
+ *   WRITE, CURSOR               CPU writes (often) on the allocating device
+ *   LINEAR                      pitch linear only; CPU reads and writes
+ *                               (rarely), since linear buffers get mapped
+ *   SCANOUT / CURSOR            scanout / cursor plane on the display
+ *   PROTECTED                   protected on every device
+ *
+ * A modifier list becomes a layout filter (only those layouts), and
+ * DMA-BUF sets are preferred, as GBM promises DMA-BUFs where the devices
+ * have them.
+ */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <string.h>
+
+#include "gbm_private.h"
+
+static const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+static const uint8_t rarely[4] = {UDA_CPU_ACCESS_RARELY, 0, 0, 0};
+
+static void add_atom(struct uda_gbm_request *request, uint32_t device, uda_usage_name name, const void *payload)
+{
+	uda_usage *usage = &request->usages[device];
+	uda_usage_atom *atom = &request->atoms[device][usage->atom_count++];
+	*atom = (uda_usage_atom){UDA_VENDOR_NONE, (uint16_t)name, payload ? 4u : 0u, payload};
+}
+
+static uint32_t add_device(struct uda_gbm_request *request, uda_device *device)
+{
+	uint32_t i = request->info.device_count++;
+	request->usages[i] = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, 0, request->atoms[i]};
+	request->devices[i] = (uda_device_usage){device, &request->usages[i]};
+	return i;
+}
+
+static int copy_modifiers(struct uda_gbm_device *device, const uint64_t *modifiers, uint32_t count,
+                          struct uda_gbm_request *request)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		/* INVALID in a list means "an implicit layout is fine too":
+		 * with nothing else listed, the list says nothing. */
+		if (modifiers[i] == DRM_FORMAT_MOD_INVALID)
+			continue;
+		if (kept == UDA_MAX_FILTER_MODIFIERS) {
+			uda_gbm_log(device, UDA_LOG_INFO, "more than %u modifiers", UDA_MAX_FILTER_MODIFIERS);
+			return EINVAL;
+		}
+		request->modifiers[kept++] = modifiers[i];
+	}
+	request->filter.modifier_count = kept;
+	return 0;
+}
+
+int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t height, uint32_t format,
+                         uint32_t flags, const uint64_t *modifiers, uint32_t modifier_count,
+                         struct uda_gbm_request *request)
+{
+	memset(request, 0, sizeof(*request));
+	if (flags & ~UDA_GBM_KNOWN_FLAGS) {
+		uda_gbm_log(device, UDA_LOG_INFO, "unknown usage flags 0x%x", flags & ~UDA_GBM_KNOWN_FLAGS);
+		return EINVAL;
+	}
+	if ((flags & GBM_BO_USE_LINEAR) && modifier_count) {
+		uda_gbm_log(device, UDA_LOG_INFO, "GBM_BO_USE_LINEAR and a modifier list exclude each other");
+		return EINVAL;
+	}
+	if ((flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR)) && !device->display) {
+		uda_gbm_log(device, UDA_LOG_INFO,
+		            "scanout and cursor buffers need the display's DRM device, and %s",
+		            device->fd_is_drm ? "no uda backend drives this DRM node" : "the fd is no DRM node");
+		return ENODEV;
+	}
+
+	request->assertion = (uda_assertion){UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, format, 0};
+	request->filter.type = UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER;
+	request->filter.preferred_handle_type = UDA_HANDLE_TYPE_DMA_BUF;
+	request->filter.modifiers = request->modifiers;
+	int error = copy_modifiers(device, modifiers, modifier_count, request);
+	if (error)
+		return error;
+	if (flags & GBM_BO_USE_LINEAR) {
+		request->modifiers[0] = DRM_FORMAT_MOD_LINEAR;
+		request->filter.modifier_count = 1;
+	}
+	request->info = (uda_negotiation_info){UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &request->filter,
+	                                       &request->assertion, 0, request->devices};
+
+	const bool render = flags & (GBM_BO_USE_RENDERING | GBM_BO_USE_FRONT_RENDERING);
+	for (uint32_t r = 0; r < device->render_count; r++) {
+		uint32_t i = add_device(request, device->render[r]);
+		add_atom(request, i, UDA_USAGE_SAMPLED, NULL);
+		if (render)
+			add_atom(request, i, UDA_USAGE_RENDER_TARGET, NULL);
+		if (flags & GBM_BO_USE_PROTECTED)
+			add_atom(request, i, UDA_USAGE_PROTECTED, NULL);
+		/* CPU access is the allocator's business: importers (GL)
+		 * never map. */
+		if (r == 0 && (flags & (GBM_BO_USE_WRITE | GBM_BO_USE_CURSOR)))
+			add_atom(request, i, UDA_USAGE_CPU_WRITE, often);
+		else if (r == 0 && (flags & GBM_BO_USE_LINEAR))
+			add_atom(request, i, UDA_USAGE_CPU_WRITE, rarely);
+		if (r == 0 && (flags & (GBM_BO_USE_LINEAR | GBM_BO_USE_WRITE | GBM_BO_USE_CURSOR)))
+			add_atom(request, i, UDA_USAGE_CPU_READ, rarely);
+	}
+	if (flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR)) {
+		uint32_t i = add_device(request, device->display);
+		if (flags & GBM_BO_USE_SCANOUT)
+			add_atom(request, i, UDA_USAGE_SCANOUT, NULL);
+		if (flags & GBM_BO_USE_CURSOR)
+			add_atom(request, i, UDA_USAGE_SCANOUT_CURSOR, NULL);
+		if (flags & GBM_BO_USE_PROTECTED)
+			add_atom(request, i, UDA_USAGE_PROTECTED, NULL);
+	}
+	return 0;
+}

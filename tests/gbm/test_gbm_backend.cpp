@@ -1,0 +1,567 @@
+// uda_gbm.so through the system's libgbm, as any GBM program reaches it:
+// GBM_BACKEND=uda and GBM_BACKENDS_PATH pointing at the build tree (set by
+// ctest), and uda's own backends from the build tree. This machine has no
+// DRM node, so devices are made from /dev/null: Mesa's own backend gives
+// such an fd a software device, and uda gives it the GPUs without a
+// display.
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <gbm.h>
+#include <gtest/gtest.h>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+#include <uda/uda_gbm.h>
+
+#include "backend_env.hpp"
+#include "fd_count.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+constexpr uint64_t kForeignModifier = fourcc_mod_code(NVIDIA, 0x10);
+
+template <typename F> F uda_gbm_symbol(const char *name)
+{
+	// libgbm dlopened uda_gbm.so: its symbols are found through it.
+	void *handle = dlopen(UDA_TEST_GBM_MODULE, RTLD_NOW | RTLD_NOLOAD);
+	if (!handle)
+		return nullptr;
+	F symbol = reinterpret_cast<F>(dlsym(handle, name));
+	dlclose(handle);
+	return symbol;
+}
+
+// What a GBM program's environment says: use uda, found in the build tree.
+void use_uda_gbm()
+{
+	use_build_tree_backends();
+	std::string module = UDA_TEST_GBM_MODULE;
+	setenv("GBM_BACKEND", "uda", 1);
+	setenv("GBM_BACKENDS_PATH", module.substr(0, module.rfind('/')).c_str(), 1);
+}
+
+std::string fd_target(int fd)
+{
+	char path[64], target[256] = {};
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return readlink(path, target, sizeof(target) - 1) > 0 ? target : "";
+}
+
+class Gbm : public ::testing::Test
+{
+protected:
+	int fds_before = -1;
+	int node = -1;
+	gbm_device *gbm = nullptr;
+
+	void SetUp() override
+	{
+		use_uda_gbm();
+		setenv("UDA_VULKAN_VALIDATION", "1", 1);
+		fds_before = open_fd_count();
+		node = open("/dev/null", O_RDWR | O_CLOEXEC);
+		ASSERT_GE(node, 0);
+		gbm = gbm_create_device(node);
+		ASSERT_NE(gbm, nullptr) << "is GBM_BACKEND=uda with GBM_BACKENDS_PATH set? errno " << errno;
+		ASSERT_STREQ(gbm_device_get_backend_name(gbm), UDA_GBM_BACKEND_NAME);
+	}
+	void TearDown() override
+	{
+		if (gbm)
+			gbm_device_destroy(gbm);
+		if (node >= 0)
+			close(node);
+		EXPECT_EQ(open_fd_count(), fds_before) << "a descriptor leaked";
+	}
+
+	// Writes a pattern through a full map; false if it cannot map.
+	static void fill(gbm_bo *bo, uint32_t seed)
+	{
+		uint32_t stride = 0;
+		void *data = nullptr;
+		auto *pixels = static_cast<uint8_t *>(gbm_bo_map(bo, 0, 0, gbm_bo_get_width(bo), gbm_bo_get_height(bo),
+		                                                 GBM_BO_TRANSFER_WRITE, &stride, &data));
+		ASSERT_NE(pixels, nullptr) << strerror(errno);
+		for (uint32_t y = 0; y < gbm_bo_get_height(bo); y++) {
+			auto *row = reinterpret_cast<uint32_t *>(pixels + y * stride);
+			for (uint32_t x = 0; x < gbm_bo_get_width(bo); x++)
+				row[x] = seed ^ (y << 16 | x);
+		}
+		gbm_bo_unmap(bo, data);
+	}
+	static void expect_pattern(gbm_bo *bo, uint32_t seed)
+	{
+		uint32_t stride = 0;
+		void *data = nullptr;
+		auto *pixels = static_cast<uint8_t *>(gbm_bo_map(bo, 0, 0, gbm_bo_get_width(bo), gbm_bo_get_height(bo),
+		                                                 GBM_BO_TRANSFER_READ, &stride, &data));
+		ASSERT_NE(pixels, nullptr) << strerror(errno);
+		uint32_t wrong = 0;
+		for (uint32_t y = 0; y < gbm_bo_get_height(bo); y++) {
+			auto *row = reinterpret_cast<uint32_t *>(pixels + y * stride);
+			for (uint32_t x = 0; x < gbm_bo_get_width(bo); x++)
+				wrong += row[x] != (seed ^ (y << 16 | x));
+		}
+		gbm_bo_unmap(bo, data);
+		EXPECT_EQ(wrong, 0u) << "pixels differ";
+	}
+};
+
+TEST_F(Gbm, DeviceIsUdasThroughTheRealLoader)
+{
+	EXPECT_EQ(gbm_device_get_fd(gbm), node);
+	auto get_context = uda_gbm_symbol<uda_result (*)(gbm_device *, uda_context **)>("uda_gbm_device_get_context");
+	ASSERT_NE(get_context, nullptr);
+	uda_context *ctx = nullptr;
+	ASSERT_EQ(get_context(gbm, &ctx), UDA_SUCCESS);
+	uint32_t count = 0;
+	ASSERT_EQ(uda_context_enumerate_devices(ctx, &count, nullptr), UDA_SUCCESS);
+	EXPECT_GE(count, 2u) << "the build tree's Vulkan and GL devices";
+	EXPECT_EQ(get_context(nullptr, &ctx), UDA_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(Gbm, FormatSupportFollowsUsage)
+{
+	for (uint32_t format : {GBM_FORMAT_XRGB8888, GBM_FORMAT_ARGB8888, GBM_FORMAT_ABGR8888, GBM_FORMAT_XBGR8888}) {
+		EXPECT_EQ(gbm_device_is_format_supported(gbm, format, GBM_BO_USE_RENDERING), 1) << format;
+		EXPECT_EQ(gbm_device_is_format_supported(gbm, format, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR), 1);
+		EXPECT_EQ(gbm_device_is_format_supported(gbm, format, GBM_BO_USE_WRITE), 1);
+		// No display behind /dev/null.
+		EXPECT_EQ(gbm_device_is_format_supported(gbm, format, GBM_BO_USE_SCANOUT), 0);
+		EXPECT_EQ(gbm_device_is_format_supported(gbm, format, GBM_BO_USE_CURSOR), 0);
+	}
+	// GBM's legacy format names are canonicalized by the loader's core.
+	EXPECT_EQ(gbm_device_is_format_supported(gbm, GBM_BO_FORMAT_XRGB8888, GBM_BO_USE_RENDERING), 1);
+	EXPECT_EQ(gbm_device_is_format_supported(gbm, fourcc_code('N', 'O', 'P', 'E'), GBM_BO_USE_RENDERING), 0);
+	EXPECT_EQ(gbm_device_is_format_supported(gbm, GBM_FORMAT_XRGB8888, 1u << 20), 0);
+
+	EXPECT_EQ(gbm_device_get_format_modifier_plane_count(gbm, GBM_FORMAT_XRGB8888, DRM_FORMAT_MOD_LINEAR), 1);
+	EXPECT_EQ(gbm_device_get_format_modifier_plane_count(gbm, GBM_FORMAT_NV12, DRM_FORMAT_MOD_LINEAR), 2);
+	EXPECT_EQ(gbm_device_get_format_modifier_plane_count(gbm, GBM_FORMAT_XRGB8888, kForeignModifier), -1);
+	EXPECT_EQ(gbm_device_get_format_modifier_plane_count(gbm, GBM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID), -1);
+	EXPECT_EQ(gbm_device_get_format_modifier_plane_count(gbm, fourcc_code('N', 'O', 'P', 'E'), 0), -1);
+}
+
+TEST_F(Gbm, BuffersOfSeveralFormatsAndUsages)
+{
+	const uint32_t usages[] = {0, GBM_BO_USE_RENDERING, GBM_BO_USE_LINEAR, GBM_BO_USE_WRITE,
+	                           GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR};
+	const std::pair<uint32_t, uint32_t> formats[] = {
+	    {GBM_FORMAT_XRGB8888, 4}, {GBM_FORMAT_ARGB8888, 4}, {GBM_FORMAT_ABGR8888, 4}, {GBM_FORMAT_XBGR8888, 4}};
+	for (auto [format, bpp] : formats) {
+		for (uint32_t usage : usages) {
+			SCOPED_TRACE(testing::Message() << "format " << format << " usage 0x" << std::hex << usage);
+			gbm_bo *bo = gbm_bo_create(gbm, 200, 120, format, usage);
+			ASSERT_NE(bo, nullptr) << strerror(errno);
+			EXPECT_EQ(gbm_bo_get_width(bo), 200u);
+			EXPECT_EQ(gbm_bo_get_height(bo), 120u);
+			EXPECT_EQ(gbm_bo_get_format(bo), format);
+			EXPECT_EQ(gbm_bo_get_bpp(bo), bpp * 8);
+			EXPECT_EQ(gbm_bo_get_device(bo), gbm);
+			EXPECT_GE(gbm_bo_get_stride(bo), 200u * bpp);
+			EXPECT_EQ(gbm_bo_get_stride_for_plane(bo, 0), gbm_bo_get_stride(bo));
+			EXPECT_EQ(gbm_bo_get_plane_count(bo), 1);
+			EXPECT_EQ(gbm_bo_get_offset(bo, 0), 0u);
+			const bool linear = usage & (GBM_BO_USE_LINEAR | GBM_BO_USE_WRITE);
+			if (linear) {
+				EXPECT_EQ(gbm_bo_get_modifier(bo), DRM_FORMAT_MOD_LINEAR);
+			}
+			// No DRM fd, no GEM handle.
+			EXPECT_EQ(gbm_bo_get_handle(bo).s32, -1);
+			int fd = gbm_bo_get_fd(bo);
+			ASSERT_GE(fd, 0) << strerror(errno);
+			EXPECT_NE(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+			EXPECT_GE(lseek(fd, 0, SEEK_END), static_cast<off_t>(gbm_bo_get_stride(bo)) * 120);
+			close(fd);
+			if (linear) {
+				fill(bo, format);
+				expect_pattern(bo, format);
+			}
+			gbm_bo_destroy(bo);
+		}
+	}
+}
+
+TEST_F(Gbm, ModifierListsIntersectWithTheNegotiatedSets)
+{
+	const uint64_t linear[] = {DRM_FORMAT_MOD_LINEAR};
+	gbm_bo *bo = gbm_bo_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, linear, 1, GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_modifier(bo), DRM_FORMAT_MOD_LINEAR);
+	gbm_bo_destroy(bo);
+
+	// A modifier no device has is skipped; one they share is taken.
+	const uint64_t mixed[] = {kForeignModifier, DRM_FORMAT_MOD_LINEAR};
+	bo = gbm_bo_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, mixed, 2, GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_modifier(bo), DRM_FORMAT_MOD_LINEAR);
+	gbm_bo_destroy(bo);
+
+	errno = 0;
+	const uint64_t foreign[] = {kForeignModifier};
+	EXPECT_EQ(gbm_bo_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, foreign, 1, GBM_BO_USE_RENDERING),
+	          nullptr);
+	EXPECT_EQ(errno, EINVAL);
+
+	// INVALID alone says "any layout": the same as no list.
+	const uint64_t implicit[] = {DRM_FORMAT_MOD_INVALID};
+	bo = gbm_bo_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, implicit, 1, GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	gbm_bo_destroy(bo);
+
+	// The older entry point reaches the backend too, asking (by the
+	// loader's rule) for scanout, which needs a display.
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create_with_modifiers(gbm, 64, 64, GBM_FORMAT_ARGB8888, linear, 1), nullptr);
+	EXPECT_EQ(errno, ENODEV);
+}
+
+// The fd of a BO comes back through gbm_bo_import as the same memory:
+// what one side writes the other reads.
+TEST_F(Gbm, ExportedFdsImportAsTheSameMemory)
+{
+	for (uint32_t usage : {uint32_t(GBM_BO_USE_LINEAR), uint32_t(GBM_BO_USE_WRITE | GBM_BO_USE_RENDERING)}) {
+		SCOPED_TRACE(testing::Message() << "usage 0x" << std::hex << usage);
+		gbm_bo *bo = gbm_bo_create(gbm, 96, 40, GBM_FORMAT_ARGB8888, usage);
+		ASSERT_NE(bo, nullptr) << strerror(errno);
+		fill(bo, 0x11000000);
+		int fd = gbm_bo_get_fd(bo);
+		ASSERT_GE(fd, 0);
+
+		gbm_import_fd_data plain = {fd, 96, 40, gbm_bo_get_stride(bo), GBM_FORMAT_ARGB8888};
+		gbm_bo *again = gbm_bo_import(gbm, GBM_BO_IMPORT_FD, &plain, GBM_BO_USE_RENDERING);
+		ASSERT_NE(again, nullptr) << strerror(errno);
+		EXPECT_EQ(gbm_bo_get_stride(again), gbm_bo_get_stride(bo));
+		EXPECT_EQ(gbm_bo_get_modifier(again), DRM_FORMAT_MOD_LINEAR);
+		expect_pattern(again, 0x11000000);
+
+		gbm_import_fd_modifier_data with_modifier = {};
+		with_modifier.width = 96;
+		with_modifier.height = 40;
+		with_modifier.format = GBM_FORMAT_ARGB8888;
+		with_modifier.num_fds = 1;
+		with_modifier.fds[0] = fd;
+		with_modifier.strides[0] = static_cast<int>(gbm_bo_get_stride(bo));
+		with_modifier.modifier = gbm_bo_get_modifier(bo);
+		gbm_bo *third = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &with_modifier, 0);
+		ASSERT_NE(third, nullptr) << strerror(errno);
+		// Written through an import, read through the original.
+		fill(third, 0x22000000);
+		expect_pattern(bo, 0x22000000);
+		expect_pattern(again, 0x22000000);
+
+		// The importer keeps its own reference: closing the fd and
+		// destroying the exporter leave the import's memory alive.
+		close(fd);
+		gbm_bo_destroy(bo);
+		expect_pattern(third, 0x22000000);
+		gbm_bo_destroy(again);
+		gbm_bo_destroy(third);
+	}
+}
+
+// The fd of a rendering BO in the driver's own layout (lavapipe exports an
+// OPAQUE_FD) re-imports too: the device remembers what it exported.
+TEST_F(Gbm, DriverPrivateBuffersReimportWhileTheExporterLives)
+{
+	gbm_bo *bo = gbm_bo_create(gbm, 128, 64, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	int fd = gbm_bo_get_fd(bo);
+	ASSERT_GE(fd, 0);
+	gbm_import_fd_modifier_data data = {};
+	data.width = 128;
+	data.height = 64;
+	data.format = GBM_FORMAT_XRGB8888;
+	data.num_fds = 1;
+	data.fds[0] = fd;
+	data.strides[0] = static_cast<int>(gbm_bo_get_stride(bo));
+	data.modifier = gbm_bo_get_modifier(bo);
+	gbm_bo *again = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, GBM_BO_USE_RENDERING);
+	ASSERT_NE(again, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_modifier(again), gbm_bo_get_modifier(bo));
+	auto get_allocation = uda_gbm_symbol<uda_result (*)(gbm_bo *, uda_allocation **)>("uda_gbm_bo_get_allocation");
+	ASSERT_NE(get_allocation, nullptr);
+	uda_allocation *a = nullptr, *b = nullptr;
+	ASSERT_EQ(get_allocation(bo, &a), UDA_SUCCESS);
+	ASSERT_EQ(get_allocation(again, &b), UDA_SUCCESS);
+	uda_allocation_metadata ma = {}, mb = {};
+	ma.type = mb.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+	ASSERT_EQ(uda_allocation_get_metadata(a, &ma), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_get_metadata(b, &mb), UDA_SUCCESS);
+	EXPECT_EQ(ma.size, mb.size);
+	EXPECT_EQ(memcmp(ma.device_uuid, mb.device_uuid, UDA_UUID_SIZE), 0);
+	gbm_bo_destroy(again);
+	gbm_bo_destroy(bo);
+	close(fd);
+}
+
+// A sealed memfd from somewhere else (a wl_shm-like client) imports with
+// its stride and offset.
+TEST_F(Gbm, ForeignMemfdsImportWithTheirLayout)
+{
+	const uint32_t width = 50, height = 20, stride = 256, offset = 4096;
+	const size_t size = offset + stride * height;
+	int fd = memfd_create("foreign", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
+	auto *bytes = static_cast<uint8_t *>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+	ASSERT_NE(bytes, MAP_FAILED);
+	for (uint32_t y = 0; y < height; y++) {
+		auto *row = reinterpret_cast<uint32_t *>(bytes + offset + y * stride);
+		for (uint32_t x = 0; x < width; x++)
+			row[x] = 0x33000000u ^ (y << 16 | x);
+	}
+	munmap(bytes, size);
+
+	gbm_import_fd_modifier_data data = {};
+	data.width = width;
+	data.height = height;
+	data.format = GBM_FORMAT_XRGB8888;
+	data.num_fds = 1;
+	data.fds[0] = fd;
+	data.strides[0] = stride;
+	data.offsets[0] = offset;
+	data.modifier = DRM_FORMAT_MOD_LINEAR;
+	// uda maps only memfds sealed against resizing.
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	ASSERT_EQ(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	gbm_bo *bo = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, 0);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_stride(bo), stride);
+	EXPECT_EQ(gbm_bo_get_offset(bo, 0), offset);
+	expect_pattern(bo, 0x33000000u);
+	// Its fd goes out as what it is.
+	int out = gbm_bo_get_fd(bo);
+	ASSERT_GE(out, 0);
+	EXPECT_NE(fd_target(out).find("memfd:"), std::string::npos) << fd_target(out);
+	close(out);
+	gbm_bo_destroy(bo);
+	close(fd);
+}
+
+TEST_F(Gbm, MapsRectanglesNestAndWrite)
+{
+	gbm_bo *bo = gbm_bo_create(gbm, 64, 32, GBM_FORMAT_ARGB8888, GBM_BO_USE_WRITE);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	fill(bo, 0);
+	uint32_t stride = 0, inner_stride = 0;
+	void *outer_data = nullptr, *inner_data = nullptr;
+	auto *whole = static_cast<uint8_t *>(gbm_bo_map(bo, 0, 0, 64, 32, GBM_BO_TRANSFER_READ_WRITE, &stride, &outer_data));
+	ASSERT_NE(whole, nullptr);
+	// A rectangle's pointer is its top-left pixel, in the same mapping.
+	auto *corner = static_cast<uint8_t *>(gbm_bo_map(bo, 16, 8, 8, 8, GBM_BO_TRANSFER_WRITE, &inner_stride, &inner_data));
+	ASSERT_NE(corner, nullptr);
+	EXPECT_EQ(inner_stride, stride);
+	EXPECT_EQ(corner, whole + 8 * stride + 16 * 4);
+	*reinterpret_cast<uint32_t *>(corner) = 0xdeadbeef;
+	gbm_bo_unmap(bo, inner_data);
+	EXPECT_EQ(*reinterpret_cast<uint32_t *>(whole + 8 * stride + 64), 0xdeadbeefu);
+	gbm_bo_unmap(bo, outer_data);
+
+	// gbm_bo_write fills from the start (cursor images).
+	std::vector<uint32_t> image(64 * 4, 0xabcdef01u);
+	ASSERT_EQ(gbm_bo_write(bo, image.data(), image.size() * 4), 0);
+	whole = static_cast<uint8_t *>(gbm_bo_map(bo, 0, 0, 64, 32, GBM_BO_TRANSFER_READ, &stride, &outer_data));
+	ASSERT_NE(whole, nullptr);
+	EXPECT_EQ(*reinterpret_cast<uint32_t *>(whole), 0xabcdef01u);
+	gbm_bo_unmap(bo, outer_data);
+
+	// Out of the buffer, or no access asked: refused.
+	errno = 0;
+	EXPECT_EQ(gbm_bo_map(bo, 60, 0, 8, 1, GBM_BO_TRANSFER_READ, &stride, &outer_data), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(gbm_bo_map(bo, 0, 0, 1, 1, 0, &stride, &outer_data), nullptr);
+	EXPECT_EQ(gbm_bo_write(bo, image.data(), 1u << 30), -1);
+	gbm_bo_destroy(bo);
+
+	// A driver-private layout is not mapped byte for byte.
+	bo = gbm_bo_create(gbm, 64, 32, GBM_FORMAT_ARGB8888, GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr);
+	if (gbm_bo_get_modifier(bo) != DRM_FORMAT_MOD_LINEAR) {
+		errno = 0;
+		EXPECT_EQ(gbm_bo_map(bo, 0, 0, 64, 32, GBM_BO_TRANSFER_READ, &stride, &outer_data), nullptr);
+		EXPECT_EQ(errno, ENOTSUP);
+	}
+	gbm_bo_destroy(bo);
+}
+
+struct UserData {
+	int destroyed = 0;
+};
+
+void count_destroy(gbm_bo *, void *data)
+{
+	static_cast<UserData *>(data)->destroyed++;
+}
+
+// gbm_surface over a uda_surface: a producer queues through uda, the GBM
+// user locks and releases, and every buffer keeps its user data.
+TEST_F(Gbm, SurfaceBuffersCycleBetweenProducerAndGbmUser)
+{
+	gbm_surface *surface =
+	    gbm_surface_create(gbm, 80, 60, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
+	ASSERT_NE(surface, nullptr) << strerror(errno);
+	auto get_surface = uda_gbm_symbol<uda_result (*)(gbm_surface *, uda_surface **)>("uda_gbm_surface_get_surface");
+	ASSERT_NE(get_surface, nullptr);
+	uda_surface *queue = nullptr;
+	ASSERT_EQ(get_surface(surface, &queue), UDA_SUCCESS);
+	uint32_t w = 0, h = 0, format = 0;
+	ASSERT_EQ(uda_surface_get_size(queue, &w, &h), UDA_SUCCESS);
+	ASSERT_EQ(uda_surface_get_format(queue, &format), UDA_SUCCESS);
+	EXPECT_EQ(w, 80u);
+	EXPECT_EQ(h, 60u);
+	EXPECT_EQ(format, GBM_FORMAT_XRGB8888);
+
+	// Nothing queued yet: nothing to lock.
+	EXPECT_EQ(gbm_surface_lock_front_buffer(surface), nullptr);
+	EXPECT_EQ(gbm_surface_has_free_buffers(surface), 1);
+
+	UserData data[16];
+	std::vector<gbm_bo *> seen;
+	for (uint32_t frame = 0; frame < 12; frame++) {
+		uda_surface_buffer buffer;
+		ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS) << frame;
+		void *pixels = nullptr;
+		ASSERT_EQ(uda_allocation_map(buffer.allocation, UDA_ACCESS_WRITE, &pixels), UDA_SUCCESS);
+		uda_allocation_metadata metadata = {};
+		metadata.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+		ASSERT_EQ(uda_allocation_get_metadata(buffer.allocation, &metadata), UDA_SUCCESS);
+		for (uint32_t y = 0; y < 60; y++) {
+			auto *row = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(pixels) + metadata.planes[0].offset +
+			                                         y * metadata.planes[0].pitch);
+			for (uint32_t x = 0; x < 80; x++)
+				row[x] = (frame << 24) ^ (y << 16 | x);
+		}
+		ASSERT_EQ(uda_allocation_unmap(buffer.allocation), UDA_SUCCESS);
+		ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+
+		gbm_bo *bo = gbm_surface_lock_front_buffer(surface);
+		ASSERT_NE(bo, nullptr) << frame;
+		EXPECT_EQ(gbm_bo_get_width(bo), 80u);
+		expect_pattern(bo, frame << 24);
+		// The same buffer comes back as the same BO, user data intact.
+		bool known = false;
+		for (gbm_bo *old : seen)
+			known = known || old == bo;
+		if (!known) {
+			ASSERT_LT(seen.size(), 16u);
+			gbm_bo_set_user_data(bo, &data[seen.size()], count_destroy);
+			seen.push_back(bo);
+		} else {
+			EXPECT_NE(gbm_bo_get_user_data(bo), nullptr);
+		}
+		gbm_surface_release_buffer(surface, bo);
+	}
+	EXPECT_LE(seen.size(), 4u) << "buffers are reused";
+
+	// Locking every buffer leaves none free.
+	std::vector<gbm_bo *> locked;
+	for (uint32_t i = 0; i < 4; i++) {
+		uda_surface_buffer buffer;
+		ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
+		ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+		locked.push_back(gbm_surface_lock_front_buffer(surface));
+		ASSERT_NE(locked.back(), nullptr);
+	}
+	EXPECT_EQ(gbm_surface_has_free_buffers(surface), 0);
+	uda_surface_buffer none;
+	EXPECT_EQ(uda_surface_dequeue(queue, 0, &none), UDA_ERROR_TIMEOUT);
+	gbm_surface_release_buffer(surface, locked[0]);
+	EXPECT_EQ(gbm_surface_has_free_buffers(surface), 1);
+
+	gbm_surface_destroy(surface);
+	for (size_t i = 0; i < seen.size(); i++)
+		EXPECT_EQ(data[i].destroyed, 1) << "user data of buffer " << i;
+}
+
+TEST_F(Gbm, BadArgumentsGiveNullAndErrno)
+{
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 0, 64, GBM_FORMAT_XRGB8888, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 64, 64, fourcc_code('N', 'O', 'P', 'E'), 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 64, 64, GBM_FORMAT_XRGB8888, 1u << 20), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 1u << 20, 64, GBM_FORMAT_XRGB8888, 0), nullptr);
+	EXPECT_NE(errno, 0);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 64, 64, GBM_FORMAT_XRGB8888, GBM_BO_USE_SCANOUT), nullptr);
+	EXPECT_EQ(errno, ENODEV);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_create(gbm, 64, 64, GBM_FORMAT_ARGB8888, GBM_BO_USE_CURSOR), nullptr);
+	EXPECT_EQ(errno, ENODEV);
+	errno = 0;
+	EXPECT_EQ(gbm_surface_create(gbm, 64, 64, fourcc_code('N', 'O', 'P', 'E'), GBM_BO_USE_RENDERING), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+
+	// Imports: a bad fd, a pipe, a plain file, no planes, unknown kinds.
+	gbm_import_fd_data plain = {-1, 64, 64, 256, GBM_FORMAT_XRGB8888};
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD, &plain, 0), nullptr);
+	EXPECT_EQ(errno, EBADF);
+	int pipe_fds[2];
+	ASSERT_EQ(pipe2(pipe_fds, O_CLOEXEC), 0);
+	plain.fd = pipe_fds[0];
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD, &plain, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	plain.fd = node;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD, &plain, 0), nullptr);
+	gbm_import_fd_modifier_data no_planes = {};
+	no_planes.width = no_planes.height = 64;
+	no_planes.format = GBM_FORMAT_XRGB8888;
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &no_planes, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_WL_BUFFER, &no_planes, 0), nullptr);
+	EXPECT_EQ(errno, ENOSYS);
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, 0x1234, &no_planes, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+
+	// Per-plane queries past the planes.
+	gbm_bo *bo = gbm_bo_create(gbm, 16, 16, GBM_FORMAT_XRGB8888, GBM_BO_USE_LINEAR);
+	ASSERT_NE(bo, nullptr);
+	EXPECT_EQ(gbm_bo_get_fd_for_plane(bo, 1), -1);
+	EXPECT_EQ(gbm_bo_get_fd_for_plane(bo, -1), -1);
+	EXPECT_EQ(gbm_bo_get_handle_for_plane(bo, 3).s32, -1);
+	EXPECT_EQ(gbm_bo_get_stride_for_plane(bo, 2), 0u);
+	EXPECT_EQ(gbm_bo_get_offset(bo, 2), 0u);
+	gbm_bo_destroy(bo);
+}
+
+// The loader's own checks come first; the backend sees only character
+// devices.
+TEST(GbmDevice, NonDeviceFdsAreRefused)
+{
+	use_uda_gbm();
+	const int before = open_fd_count();
+	errno = 0;
+	EXPECT_EQ(gbm_create_device(-1), nullptr);
+	int memfd = memfd_create("not-a-device", MFD_CLOEXEC);
+	ASSERT_GE(memfd, 0);
+	errno = 0;
+	EXPECT_EQ(gbm_create_device(memfd), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	close(memfd);
+	EXPECT_EQ(open_fd_count(), before);
+}
+
+} // namespace
