@@ -4,6 +4,8 @@
 // DRM node, so devices are made from /dev/null: Mesa's own backend gives
 // such an fd a software device, and uda gives it the GPUs without a
 // display.
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
@@ -15,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
 
 #include <uda/uda_gbm.h>
 
@@ -562,6 +566,78 @@ TEST(GbmDevice, NonDeviceFdsAreRefused)
 	EXPECT_EQ(errno, EINVAL);
 	close(memfd);
 	EXPECT_EQ(open_fd_count(), before);
+}
+
+// Mesa's EGL renders to GBM surfaces only through Mesa's own backend; it
+// refuses a uda device cleanly (EGL_NOT_INITIALIZED), it does not crash.
+TEST_F(Gbm, MesasEglPlatformRefusesTheDeviceCleanly)
+{
+	EGLDisplay display = eglGetPlatformDisplay(EGL_PLATFORM_GBM_KHR, gbm, nullptr);
+	if (display == EGL_NO_DISPLAY)
+		GTEST_SKIP() << "this libEGL has no GBM platform";
+	EGLint major = 0, minor = 0;
+	EXPECT_EQ(eglInitialize(display, &major, &minor), EGL_FALSE);
+	EXPECT_EQ(eglGetError(), EGL_NOT_INITIALIZED);
+	eglTerminate(display);
+	eglReleaseThread();
+}
+
+// Whether a plane of the device lists format+modifier in IN_FORMATS.
+bool plane_lists(int fd, uint32_t format, uint64_t modifier)
+{
+	drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+	drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+	bool found = false;
+	for (uint32_t p = 0; planes && p < planes->count_planes && !found; p++) {
+		drmModeObjectProperties *props = drmModeObjectGetProperties(fd, planes->planes[p], DRM_MODE_OBJECT_PLANE);
+		for (uint32_t i = 0; props && i < props->count_props && !found; i++) {
+			drmModePropertyRes *prop = drmModeGetProperty(fd, props->props[i]);
+			if (prop && strcmp(prop->name, "IN_FORMATS") == 0) {
+				drmModePropertyBlobRes *blob = drmModeGetPropertyBlob(fd, static_cast<uint32_t>(props->prop_values[i]));
+				drmModeFormatModifierIterator iter = {};
+				while (blob && drmModeFormatModifierBlobIterNext(blob, &iter))
+					found = found || (iter.fmt == format && iter.mod == modifier);
+				drmModeFreePropertyBlob(blob);
+			}
+			drmModeFreeProperty(prop);
+		}
+		drmModeFreeObjectProperties(props);
+	}
+	drmModeFreePlaneResources(planes);
+	return found;
+}
+
+// Where a KMS device exists: a SCANOUT buffer negotiated with the display
+// carries a format and modifier one of its planes lists.
+TEST(GbmDisplay, ScanoutBuffersMatchAPlanesInFormats)
+{
+	use_uda_gbm();
+	drmDevicePtr devices[16];
+	int count = drmGetDevices2(0, devices, 16);
+	int fd = -1;
+	for (int i = 0; i < count && fd < 0; i++) {
+		if (devices[i]->available_nodes & (1 << DRM_NODE_PRIMARY))
+			fd = open(devices[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+	}
+	if (count > 0)
+		drmFreeDevices(devices, count);
+	if (fd < 0)
+		GTEST_SKIP() << "no DRM primary node on this machine";
+	gbm_device *gbm = gbm_create_device(fd);
+	ASSERT_NE(gbm, nullptr) << strerror(errno);
+	if (!gbm_device_is_format_supported(gbm, GBM_FORMAT_XRGB8888, GBM_BO_USE_SCANOUT)) {
+		gbm_device_destroy(gbm);
+		close(fd);
+		GTEST_SKIP() << "no uda backend drives this DRM node's display (the DRM backend, issue 9)";
+	}
+	gbm_bo *bo = gbm_bo_create(gbm, 256, 256, GBM_FORMAT_XRGB8888, GBM_BO_USE_SCANOUT | GBM_BO_USE_RENDERING);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	EXPECT_TRUE(plane_lists(fd, GBM_FORMAT_XRGB8888, gbm_bo_get_modifier(bo)))
+	    << "modifier 0x" << std::hex << gbm_bo_get_modifier(bo);
+	EXPECT_NE(gbm_bo_get_handle(bo).s32, -1) << "a GEM handle for drmModeAddFB2";
+	gbm_bo_destroy(bo);
+	gbm_device_destroy(gbm);
+	close(fd);
 }
 
 } // namespace
