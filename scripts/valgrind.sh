@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the core and backend test programs under valgrind's memcheck and
+# Runs the core, backend and GBM backend test programs under valgrind's memcheck and
 # fails on any definitely or indirectly lost byte of uda's (drivers' own
 # are suppressed in tests/sanitizer/valgrind.supp, each with its reason)
 # and on any invalid read or write. Uses the release build in build/.
@@ -12,7 +12,7 @@ cd "$root"
 export UDA_BACKEND_PATH=$root/build/manifests/backends.d UDA_BACKEND_NO_DEFAULT_PATHS=1
 programs=(test-context test-capability-set test-intersect test-serialize test-negotiate test-formats
 	test-bad-arguments test-backend-loading test-system-backend test-surface test-vulkan-gl test-bad-gpu-imports
-	test-faults)
+	test-faults test-gbm-backend)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {
