@@ -69,11 +69,33 @@ static EGLDisplay platform_display(struct host_platform *platform, EGLenum type,
 	return dpy;
 }
 
+/* A platform may serve some native displays of a platform type it does
+ * not own: uda's gbm_devices (GBM_BACKEND=uda) on EGL_PLATFORM_GBM_KHR,
+ * which Mesa refuses. The platforms are asked in turn, as a driver that
+ * loads external platforms asks them; the displays none serves stay
+ * Mesa's. Only GBM: no other type of Mesa's has natives uda makes. */
+static EGLDisplay claimed_display(EGLenum type, void *native, const EGLAttrib *attribs)
+{
+	if (type != EGL_PLATFORM_GBM_KHR)
+		return EGL_NO_DISPLAY;
+	unsigned count = 0;
+	struct host_platform *platforms = host_platforms(&count);
+	for (unsigned i = 0; i < count; i++) {
+		EGLDisplay dpy = platform_display(&platforms[i], type, native, attribs);
+		if (dpy != EGL_NO_DISPLAY)
+			return dpy;
+	}
+	return EGL_NO_DISPLAY;
+}
+
 HOST_EXPORT EGLDisplay eglGetPlatformDisplay(EGLenum type, void *native, const EGLAttrib *attribs)
 {
 	struct host_platform *platform = platform_for(type);
 	if (platform)
 		return platform_display(platform, type, native, attribs);
+	EGLDisplay claimed = claimed_display(type, native, attribs);
+	if (claimed != EGL_NO_DISPLAY)
+		return claimed;
 	host_error_release();
 	return REAL(eglGetPlatformDisplay) ? REAL(eglGetPlatformDisplay)(type, native, attribs) : EGL_NO_DISPLAY;
 }
@@ -83,6 +105,11 @@ HOST_EXPORT EGLDisplay eglGetPlatformDisplay(EGLenum type, void *native, const E
 EGLDisplay eglGetPlatformDisplayEXT(EGLenum type, void *native, const EGLint *attribs)
 {
 	struct host_platform *platform = platform_for(type);
+	if (!platform && (!attribs || attribs[0] == EGL_NONE)) {
+		EGLDisplay claimed = claimed_display(type, native, NULL);
+		if (claimed != EGL_NO_DISPLAY)
+			return claimed;
+	}
 	if (!platform) {
 		host_error_release();
 		pfn_eglGetPlatformDisplayEXT real = REAL(eglGetPlatformDisplayEXT);

@@ -26,7 +26,8 @@ static uda_device *gl_device_of(uda_device *device)
 
 EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs)
 {
-	if (type != EGL_PLATFORM_UDA) {
+	const bool gbm = type == EGL_PLATFORM_GBM_KHR;
+	if (type != EGL_PLATFORM_UDA && !gbm) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "uda platform: asked for platform 0x%x", type);
 		return EGL_NO_DISPLAY;
 	}
@@ -40,7 +41,10 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 		                   (unsigned long)attribs[0]);
 		return EGL_NO_DISPLAY;
 	}
-	uda_device *device = gl_device_of(native);
+	/* A gbm_device of another backend is no error: not ours to serve. */
+	uda_device *device = gbm ? gbm_native_display_device(native) : gl_device_of(native);
+	if (gbm && !device)
+		return EGL_NO_DISPLAY;
 	uda_gl_device_native gl_native = {.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE};
 	if (!device || uda_device_get_native(device, &gl_native) != UDA_SUCCESS) {
 		/* EGL: no display for a valid native display is no error. */
@@ -69,6 +73,8 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 			platform->displays = display;
 		}
 	}
+	if (display && gbm)
+		display->gbm = true;
 	pthread_mutex_unlock(&platform->lock);
 	if (!display)
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglGetPlatformDisplay: out of memory");

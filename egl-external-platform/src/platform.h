@@ -96,6 +96,9 @@ struct platform_display {
 	uda_device *device;  /* the GL device */
 	EGLDisplay internal; /* the device's own, initialized by its backend */
 	bool initialized;
+	/* Asked for as EGL_PLATFORM_GBM_KHR: its native windows are uda's
+	 * gbm_surfaces (gbm_native.c), not uda_surfaces. */
+	bool gbm;
 	struct platform_surface *surfaces;
 	struct platform_image *images;
 	char *extensions; /* the driver's and ours, made at eglInitialize */
@@ -185,6 +188,11 @@ void *platform_get_hook(const char *name);
 EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
 /* The display behind an application handle, NULL (with EGL_BAD_DISPLAY
  * or EGL_NOT_INITIALIZED set) if it is not one of ours or not usable. */
+/* gbm_native.c: uda's GBM objects as EGL natives; NULL when the object
+ * is not uda's (or uda_gbm.so is not loaded). */
+uda_device *gbm_native_display_device(void *native);
+uda_surface *gbm_native_window_surface(void *native);
+
 struct platform_display *platform_display_get(EGLDisplay handle, bool need_initialized);
 struct uda_platform *platform_current(void);
 void platform_display_destroy_all(struct uda_platform *platform);

@@ -261,12 +261,17 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 		return EGL_NO_SURFACE;
 	struct uda_platform *platform = display->platform;
 	uda_context *ctx = uda_device_get_context(display->device);
-	if (!native || uda_context_validate_surface(ctx, native) != UDA_SUCCESS) {
+	/* A GBM display's windows are gbm_surfaces (read only then: the
+	 * platform type says what the pointer is). */
+	uda_surface *window = display->gbm && native && uda_context_validate_surface(ctx, native) != UDA_SUCCESS
+	                          ? gbm_native_window_surface(native)
+	                          : native;
+	if (!window || uda_context_validate_surface(ctx, window) != UDA_SUCCESS) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW,
-		                   "eglCreateWindowSurface: %p is not a uda_surface of the display's context", native);
+		                   "eglCreateWindowSurface: %p is not a %s of the display's context", native,
+		                   display->gbm ? "uda_surface or uda gbm_surface" : "uda_surface");
 		return EGL_NO_SURFACE;
 	}
-	uda_surface *window = native;
 	if (!check_attribs(platform, attribs, "eglCreateWindowSurface"))
 		return EGL_NO_SURFACE;
 	uint32_t count = 0;

@@ -159,3 +159,18 @@ uda_result uda_gbm_device_get_context(struct gbm_device *gbm, uda_context **out_
 	*out_context = uda_gbm_device_from(gbm)->ctx;
 	return UDA_SUCCESS;
 }
+
+uda_result uda_gbm_device_get_render_device(struct gbm_device *gbm, uda_device_api api, uda_device **out_device)
+{
+	if (!uda_gbm_device_is_ours(gbm) || !out_device)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	struct uda_gbm_device *device = uda_gbm_device_from(gbm);
+	for (uint32_t i = 0; i < device->render_count; i++) {
+		uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		if (uda_device_get_info(device->render[i], &info) == UDA_SUCCESS && info.api == api) {
+			*out_device = device->render[i];
+			return UDA_SUCCESS;
+		}
+	}
+	return UDA_ERROR_NOT_FOUND;
+}

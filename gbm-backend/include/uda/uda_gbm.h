@@ -6,7 +6,8 @@
  * behind the GBM ones — above all the uda_surface behind a gbm_surface,
  * which is how a producer (uda's EGL platform, a Vulkan renderer) fills
  * the buffers a GBM user then locks with gbm_surface_lock_front_buffer.
- * Resolve these with dlsym(RTLD_DEFAULT, ...) or link uda_gbm.so.
+ * The module's soname is uda_gbm.so: dlopen("uda_gbm.so", RTLD_NOLOAD |
+ * RTLD_LAZY) finds the copy libgbm loaded, and dlsym the functions.
  *
  * Each returns UDA_ERROR_INVALID_ARGUMENT for NULL or for an object of
  * another GBM backend; the objects returned belong to the GBM object.
@@ -31,6 +32,10 @@ struct gbm_surface;
 
 /* The uda context of a GBM device (its devices, their errors). */
 UDA_API uda_result uda_gbm_device_get_context(struct gbm_device *gbm, uda_context **out_context);
+/* The device through `api` (UDA_DEVICE_API_VULKAN or _GL) of the GPU the
+ * GBM device renders on; UDA_ERROR_NOT_FOUND if it has none. */
+UDA_API uda_result uda_gbm_device_get_render_device(struct gbm_device *gbm, uda_device_api api,
+                                                    uda_device **out_device);
 /* The allocation behind a buffer object. */
 UDA_API uda_result uda_gbm_bo_get_allocation(struct gbm_bo *bo, uda_allocation **out_allocation);
 /* The buffer queue behind a GBM surface: dequeue and queue on it to
