@@ -316,6 +316,39 @@ TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
 	EXPECT_EQ(wrong, 0u);
 }
 
+// Memory the CPU fills and GL samples: GL states it imports whatever the
+// CPU can do with the memory, so the allocator's CPU access survives the
+// intersection and the shared buffer is still mappable.
+TEST_F(VulkanGl, CpuWrittenMemoryIsSharedWithGl)
+{
+	const uda_usage_atom writer_atoms[] = {cpu_atom(UDA_USAGE_CPU_WRITE), atom(UDA_USAGE_SAMPLED)};
+	const uda_usage cpu_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, writer_atoms};
+	const uda_device_usage devices[] = {{vulkan, &cpu_usage}, {gl, &gl_usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	AllocationPtr allocation(raw);
+	uda_allocation_metadata m = {};
+	m.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ASSERT_EQ(uda_allocation_begin_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	for (uint32_t y = 0; y < kHeight; y++) {
+		for (uint32_t x = 0; x < kWidth; x++) {
+			const uint32_t value = pattern(x, y);
+			std::memcpy(static_cast<uint8_t *>(pointer) + m.planes[0].offset + y * m.planes[0].pitch + x * 4,
+			            &value, 4);
+		}
+	}
+	ASSERT_EQ(uda_allocation_end_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+	AllocationPtr imported = import_into(gl, raw, UDA_HANDLE_TYPE_OPAQUE_FD);
+	ASSERT_TRUE(imported);
+	EXPECT_EQ(gl_count_wrong_pixels(gl_native(imported.get()), kWidth, kHeight), 0u);
+}
+
 std::vector<uda_format_support> formats_of(uda_device *device, const uda_usage &usage)
 {
 	uint32_t count = 0;
