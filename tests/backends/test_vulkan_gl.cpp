@@ -268,6 +268,23 @@ TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
 
 // Vulkan memory the CPU writes through uda_allocation_map and a Vulkan
 // copy reads: the linear, host-visible set.
+// Writes pattern() through a map, bracketed for non-coherent memory.
+void cpu_write_pattern(uda_allocation *allocation, const uda_allocation_metadata &m)
+{
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(allocation, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_begin_cpu_access(allocation, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	for (uint32_t y = 0; y < kHeight; y++) {
+		for (uint32_t x = 0; x < kWidth; x++) {
+			const uint32_t value = pattern(x, y);
+			std::memcpy(static_cast<uint8_t *>(pointer) + m.planes[0].offset + y * m.planes[0].pitch + x * 4,
+			            &value, 4);
+		}
+	}
+	ASSERT_EQ(uda_allocation_end_cpu_access(allocation, UDA_ACCESS_WRITE), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_unmap(allocation), UDA_SUCCESS);
+}
+
 TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
 {
 	const uda_usage_atom atoms[] = {cpu_atom(UDA_USAGE_CPU_WRITE), atom(UDA_USAGE_TRANSFER_SRC)};
@@ -284,18 +301,8 @@ TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
 	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
 	ASSERT_GE(m.planes[0].pitch, kWidth * 4u);
 
-	void *pointer = nullptr;
-	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS) << uda_context_get_error(ctx.get());
-	ASSERT_EQ(uda_allocation_begin_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
-	for (uint32_t y = 0; y < kHeight; y++) {
-		for (uint32_t x = 0; x < kWidth; x++) {
-			const uint32_t value = pattern(x, y);
-			std::memcpy(static_cast<uint8_t *>(pointer) + m.planes[0].offset + y * m.planes[0].pitch + x * 4,
-			            &value, 4);
-		}
-	}
-	ASSERT_EQ(uda_allocation_end_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
-	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+	cpu_write_pattern(raw, m);
+	ASSERT_FALSE(HasFatalFailure()) << uda_context_get_error(ctx.get());
 
 	// The CPU wrote outside Vulkan: acquire from "external" in GENERAL.
 	VulkanCommands commands(native);
@@ -332,18 +339,8 @@ TEST_F(VulkanGl, CpuWrittenMemoryIsSharedWithGl)
 	uda_allocation_metadata m = {};
 	m.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
 	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
-	void *pointer = nullptr;
-	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS) << uda_context_get_error(ctx.get());
-	ASSERT_EQ(uda_allocation_begin_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
-	for (uint32_t y = 0; y < kHeight; y++) {
-		for (uint32_t x = 0; x < kWidth; x++) {
-			const uint32_t value = pattern(x, y);
-			std::memcpy(static_cast<uint8_t *>(pointer) + m.planes[0].offset + y * m.planes[0].pitch + x * 4,
-			            &value, 4);
-		}
-	}
-	ASSERT_EQ(uda_allocation_end_cpu_access(raw, UDA_ACCESS_WRITE), UDA_SUCCESS);
-	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+	cpu_write_pattern(raw, m);
+	ASSERT_FALSE(HasFatalFailure()) << uda_context_get_error(ctx.get());
 	AllocationPtr imported = import_into(gl, raw, UDA_HANDLE_TYPE_OPAQUE_FD);
 	ASSERT_TRUE(imported);
 	EXPECT_EQ(gl_count_wrong_pixels(gl_native(imported.get()), kWidth, kHeight), 0u);

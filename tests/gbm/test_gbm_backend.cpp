@@ -52,6 +52,21 @@ void use_uda_gbm()
 	setenv("GBM_BACKENDS_PATH", module.substr(0, module.rfind('/')).c_str(), 1);
 }
 
+// What gbm_bo_import(GBM_BO_IMPORT_FD_MODIFIER) needs to import `bo`
+// back from `fd`, one plane.
+gbm_import_fd_modifier_data import_data_of(gbm_bo *bo, int fd)
+{
+	gbm_import_fd_modifier_data data = {};
+	data.width = gbm_bo_get_width(bo);
+	data.height = gbm_bo_get_height(bo);
+	data.format = gbm_bo_get_format(bo);
+	data.num_fds = 1;
+	data.fds[0] = fd;
+	data.strides[0] = static_cast<int>(gbm_bo_get_stride(bo));
+	data.modifier = gbm_bo_get_modifier(bo);
+	return data;
+}
+
 std::string fd_target(int fd)
 {
 	char path[64], target[256] = {};
@@ -247,14 +262,7 @@ TEST_F(Gbm, ExportedFdsImportAsTheSameMemory)
 		EXPECT_EQ(gbm_bo_get_modifier(again), DRM_FORMAT_MOD_LINEAR);
 		expect_pattern(again, 0x11000000);
 
-		gbm_import_fd_modifier_data with_modifier = {};
-		with_modifier.width = 96;
-		with_modifier.height = 40;
-		with_modifier.format = GBM_FORMAT_ARGB8888;
-		with_modifier.num_fds = 1;
-		with_modifier.fds[0] = fd;
-		with_modifier.strides[0] = static_cast<int>(gbm_bo_get_stride(bo));
-		with_modifier.modifier = gbm_bo_get_modifier(bo);
+		gbm_import_fd_modifier_data with_modifier = import_data_of(bo, fd);
 		gbm_bo *third = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &with_modifier, 0);
 		ASSERT_NE(third, nullptr) << strerror(errno);
 		// Written through an import, read through the original.
@@ -280,14 +288,7 @@ TEST_F(Gbm, DriverPrivateBuffersReimportWhileTheExporterLives)
 	ASSERT_NE(bo, nullptr) << strerror(errno);
 	int fd = gbm_bo_get_fd(bo);
 	ASSERT_GE(fd, 0);
-	gbm_import_fd_modifier_data data = {};
-	data.width = 128;
-	data.height = 64;
-	data.format = GBM_FORMAT_XRGB8888;
-	data.num_fds = 1;
-	data.fds[0] = fd;
-	data.strides[0] = static_cast<int>(gbm_bo_get_stride(bo));
-	data.modifier = gbm_bo_get_modifier(bo);
+	gbm_import_fd_modifier_data data = import_data_of(bo, fd);
 	gbm_bo *again = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, GBM_BO_USE_RENDERING);
 	ASSERT_NE(again, nullptr) << strerror(errno);
 	EXPECT_EQ(gbm_bo_get_modifier(again), gbm_bo_get_modifier(bo));
