@@ -125,6 +125,18 @@ static struct gbm_bo *import_fds(struct uda_gbm_device *device, const struct imp
 		for (uint32_t i = 0; i < count && result != UDA_SUCCESS; i++)
 			result = uda_import_serialized(candidates[i], fd, known, known_size, &allocation);
 		free(known);
+		/* The export's own metadata is the truth; a caller that
+		 * describes the memory otherwise has the wrong buffer. */
+		uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		if (result == UDA_SUCCESS && (uda_allocation_get_metadata(allocation, &metadata) != UDA_SUCCESS ||
+		                              metadata.width != request->width || metadata.height != request->height ||
+		                              metadata.planes[0].pitch != request->pitches[0])) {
+			uda_allocation_destroy(allocation);
+			uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_import: fd %d was exported as %ux%u, pitch %llu", fd,
+			            metadata.width, metadata.height, (unsigned long long)metadata.planes[0].pitch);
+			errno = EINVAL;
+			return NULL;
+		}
 	} else {
 		uint64_t size = 0;
 		uda_handle_type handle = fd_handle_type(fd, &size);

@@ -289,6 +289,12 @@ TEST_F(Gbm, DriverPrivateBuffersReimportWhileTheExporterLives)
 	int fd = gbm_bo_get_fd(bo);
 	ASSERT_GE(fd, 0);
 	gbm_import_fd_modifier_data data = import_data_of(bo, fd);
+	// Described otherwise than it was exported: refused.
+	data.height = 32;
+	errno = 0;
+	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, 0), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	data = import_data_of(bo, fd);
 	gbm_bo *again = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, GBM_BO_USE_RENDERING);
 	ASSERT_NE(again, nullptr) << strerror(errno);
 	EXPECT_EQ(gbm_bo_get_modifier(again), gbm_bo_get_modifier(bo));
