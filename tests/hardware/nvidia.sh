@@ -80,4 +80,8 @@ step uda-bench-layer build/tests/bench/uda-bench-layer
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver build/tests/test-egl-platform-driver
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host build/tests/test-egl-platform
 step uda-bench-egl build/tests/bench/uda-bench-egl
+# uda behind the system libgbm on NVIDIA's GPU (its DRM node, if the
+# container has one, else /dev/null as in CI), and EGL on such a device.
+step test-gbm-backend build/tests/test-gbm-backend
+step test-gbm-egl build/tests/test-gbm-egl
 cat "$summary"
