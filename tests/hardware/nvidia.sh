@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The NVIDIA hardware check: what uda sees and does on the proprietary
 # Vulkan and EGL driver. Meant for the device machine, which is bare and
-# offline, so everything comes with the working tree:
+# offline, so everything comes with the working tree; tests/hardware/
+# prepare.sh makes it here:
 #
-#   - build/ (carried): built here, on x86-64, with the tests;
-#   - .gl/ (carried, optional): the glvnd/Vulkan loader .debs, unpacked
-#     first when the machine lacks libvulkan/libEGL (see the device tool's
-#     README for how to download them).
+#   - build-hw/ (carried; build/ when there is none): a stripped Release
+#     build with the tests;
+#   - .gl/ (carried): the glvnd/Vulkan loader .debs, unpacked into / when
+#     the machine lacks libvulkan;
+#   - .gl-extra/ (carried): the other runtime libraries, the validation
+#     layer and vulkaninfo, unpacked into a prefix of their own; a library
+#     from there is used only where the machine has none of that name.
 #
 # Writes everything it learns to $OUT (default: ./hardware-out), one file
 # per step, and a summary; docs/hardware.md records what it showed.
@@ -15,10 +19,27 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=${OUT:-$root/hardware-out}
 mkdir -p "$out"
+build=${UDA_HW_BUILD:-build-hw}
+[[ -d $build ]] || build=build
 
 if [[ -d .gl ]] && ! ldconfig -p | grep -q libvulkan.so.1; then
 	for f in .gl/*.deb; do dpkg -x "$f" /; done
 	ldconfig
+fi
+extra=/opt/uda-hw-extra
+missing_libs=$extra/missing-libs
+if [[ -d .gl-extra ]]; then
+	mkdir -p "$missing_libs"
+	for f in .gl-extra/*.deb; do dpkg -x "$f" "$extra"; done
+	for lib in "$extra"/usr/lib/x86_64-linux-gnu/lib*.so.*; do
+		soname=$(basename "$lib")
+		[[ $soname =~ \.so\.[0-9]+$ ]] || continue
+		ldconfig -p | grep -q " $soname " || ln -sf "$lib" "$missing_libs/$soname"
+	done
+	ln -sf "$extra/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so" "$missing_libs/"
+	export LD_LIBRARY_PATH=$missing_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export VK_ADD_LAYER_PATH=$extra/usr/share/vulkan/explicit_layer.d
+	command -v vulkaninfo >/dev/null || export PATH=$PATH:$extra/usr/bin
 fi
 # The NVIDIA container layout keeps the ICD and EGL vendor files here.
 [[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]] &&
@@ -28,30 +49,36 @@ fi
 
 # The build tree's manifests name modules by the absolute paths of the
 # machine that built them: point fresh copies at this checkout.
-manifests=$out/backends.d
+# Generated manifests and per-step logs live apart from $OUT, which the
+# device tool brings back only a few files of: the logs come back as one
+# archive.
+work=$(mktemp -d /tmp/uda-hw.XXXXXX)
+logs=$work/logs
+mkdir -p "$logs"
+manifests=$work/backends.d
 mkdir -p "$manifests"
-for m in build/manifests/backends.d/*.json; do
+for m in "$build"/manifests/backends.d/*.json; do
 	name=$(basename "$m" .json)
-	sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/core/backends/$name/libuda-backend-$name.so\"|" \
+	sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/$build/core/backends/$name/libuda-backend-$name.so\"|" \
 		"$m" >"$manifests/$name.json"
 done
 export UDA_BACKEND_PATH=$manifests UDA_BACKEND_NO_DEFAULT_PATHS=1
 # The layer's manifest, likewise pointed at this checkout's module.
-layer_dir=$out/share/vulkan/implicit_layer.d
+layer_dir=$work/share/vulkan/implicit_layer.d
 mkdir -p "$layer_dir"
-sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/build/vk-layer/libVkLayer_uda_allocator.so\"|" \
-	build/manifests/share/vulkan/implicit_layer.d/VkLayer_uda_allocator.json >"$layer_dir/VkLayer_uda_allocator.json"
-export XDG_DATA_DIRS=$out/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+sed "s|\"library_path\": \".*\"|\"library_path\": \"$root/$build/vk-layer/libVkLayer_uda_allocator.so\"|" \
+	"$build"/manifests/share/vulkan/implicit_layer.d/VkLayer_uda_allocator.json >"$layer_dir/VkLayer_uda_allocator.json"
+export XDG_DATA_DIRS=$work/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
 # The EGL external platform's manifest, for NVIDIA's own libEGL (which
 # loads external platforms itself) and for uda's host alike.
-egl_manifest=$out/share/egl/egl_external_platform.d/50_uda.json
+egl_manifest=$work/share/egl/egl_external_platform.d/50_uda.json
 mkdir -p "$(dirname "$egl_manifest")"
-sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/build/egl-external-platform/libuda-egl-platform.so\"|" \
-	build/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
+sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform.so\"|" \
+	"$build"/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
 export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest UDA_TEST_EGL_PLATFORM_MANIFEST=$egl_manifest
 # The tests' compiled-in build paths are the other machine's.
-export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$out/share
-export LD_LIBRARY_PATH=$root/build/core:$root/build/egl-external-platform${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$work/share
+export LD_LIBRARY_PATH=$root/$build/core:$root/$build/egl-external-platform${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 summary=$out/summary.txt
 : >"$summary"
@@ -59,29 +86,67 @@ step() {
 	local name=$1
 	shift
 	echo "== $name" | tee -a "$summary"
-	timeout 120 "$@" >"$out/$name.log" 2>&1
+	timeout "${step_timeout:-60}" "$@" >"$logs/$name.log" 2>&1
 	local rc=$?
 	echo "   exit $rc" | tee -a "$summary"
-	tail -n 5 "$out/$name.log" | sed 's/^/   /' >>"$summary"
+	tail -n 5 "$logs/$name.log" | sed 's/^/   /' >>"$summary"
 }
 
-nvidia-smi -L >"$out/nvidia-smi.log" 2>&1
-step uda-info build/samples/uda-info
-step uda-info-json build/samples/uda-info --json
-UDA_VULKAN_VALIDATION=1 step uda-zero-copy build/samples/uda-zero-copy
-UDA_VULKAN_VALIDATION=1 step test-vulkan-gl build/tests/test-vulkan-gl
-UDA_VULKAN_VALIDATION=1 step test-bad-gpu-imports build/tests/test-bad-gpu-imports
-step uda-bench-alloc build/tests/bench/uda-bench-alloc
+# What the machine offers, before anything of uda runs.
+{
+	date -u
+	uname -a
+	grep PRETTY_NAME /etc/os-release
+	nvidia-smi -L
+	nvidia-smi --query-gpu=driver_version,name --format=csv,noheader
+	echo "-- device nodes"
+	ls -l /dev/dri /dev/dma_heap /dev/udmabuf /dev/nvidia* 2>&1
+	echo "-- Vulkan ICDs and EGL vendors"
+	ls /usr/local/nvidia/share/vulkan/icd.d /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>&1
+	cat "${VK_DRIVER_FILES:-/dev/null}"
+	ls /usr/local/nvidia/share/glvnd/egl_vendor.d /usr/share/glvnd/egl_vendor.d 2>&1
+	echo "-- EGL external platforms and GBM backends already there"
+	ls /usr/share/egl/egl_external_platform.d /usr/local/nvidia/share/egl/egl_external_platform.d 2>&1
+	ls /usr/lib/x86_64-linux-gnu/gbm /usr/local/nvidia/lib*/gbm 2>&1
+	echo "-- libraries taken from .gl-extra (the machine lacks them)"
+	ls "$missing_libs" 2>&1
+	echo "-- ldconfig"
+	ldconfig -p | grep -E 'libvulkan|libEGL|libGLES|libgbm|libnvidia-egl|libdrm|libjson-c|libpng' 2>&1
+} >"$logs/machine.log" 2>&1
+step uda-info "$build"/samples/uda-info
+step uda-info-json "$build"/samples/uda-info --json
+UDA_VULKAN_VALIDATION=1 step uda-zero-copy "$build"/samples/uda-zero-copy
+UDA_VULKAN_VALIDATION=1 step test-vulkan-gl "$build"/tests/test-vulkan-gl
+UDA_VULKAN_VALIDATION=1 step test-bad-gpu-imports "$build"/tests/test-bad-gpu-imports
+step uda-bench-alloc "$build"/tests/bench/uda-bench-alloc
 step vulkaninfo-with-layer vulkaninfo --summary
-UDA_VULKAN_VALIDATION=1 step test-layer-import build/tests/test-layer-import
-step uda-bench-layer build/tests/bench/uda-bench-layer
+step vulkaninfo-full vulkaninfo
+UDA_VULKAN_VALIDATION=1 step test-layer-import "$build"/tests/test-layer-import
+step uda-bench-layer "$build"/tests/bench/uda-bench-layer
 # The EGL platform loaded by NVIDIA's libEGL itself (no host), then through
 # the host in front of it, then the frame benchmark.
-UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver build/tests/test-egl-platform-driver
-UDA_VULKAN_VALIDATION=1 step test-egl-platform-host build/tests/test-egl-platform
-step uda-bench-egl build/tests/bench/uda-bench-egl
+UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver "$build"/tests/test-egl-platform-driver
+UDA_VULKAN_VALIDATION=1 step test-egl-platform-host "$build"/tests/test-egl-platform
+step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # uda behind the system libgbm on NVIDIA's GPU (its DRM node, if the
 # container has one, else /dev/null as in CI), and EGL on such a device.
-step test-gbm-backend build/tests/test-gbm-backend
-step test-gbm-egl build/tests/test-gbm-egl
+step test-gbm-backend "$build"/tests/test-gbm-backend
+step test-gbm-egl "$build"/tests/test-gbm-egl
+# The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
+# on NVIDIA's driver. Its compiled-in paths are the building machine's, so
+# that path is made to lead here when it does not exist.
+source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+if [[ -n $source_dir && ! -e $source_dir ]]; then
+	mkdir -p "$(dirname "$source_dir")"
+	ln -s "$root" "$source_dir"
+fi
+step_timeout=240 step ctest env -u UDA_BACKEND_PATH -u UDA_BACKEND_NO_DEFAULT_PATHS \
+	-u UDA_TEST_BACKEND_MANIFEST_DIR -u UDA_TEST_LAYER_DATA_DIR -u UDA_TEST_EGL_PLATFORM_MANIFEST \
+	-u EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u XDG_DATA_DIRS \
+	ctest --test-dir "$build" -j 8 --timeout 60 --output-on-failure
+grep -E 'tests passed|\((Failed|Timeout|SEGFAULT|Subprocess aborted|Skipped|Not Run)\)' "$logs/ctest.log" |
+	sort -u >>"$summary"
+
+cp "$summary" "$logs/"
+tar czf "$out/hardware-logs.tar.gz" -C "$work" logs
 cat "$summary"

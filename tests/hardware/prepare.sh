@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Prepares what tests/hardware/nvidia.sh needs on a bare, offline device
+# machine, here on a Debian 12 x86-64 machine with the build packages:
+#
+#   build-hw/   a Release build of the tree, objects dropped and binaries
+#               stripped (about 13 MiB, so it fits the device tool's carry)
+#   .gl/        the glvnd and Vulkan loaders (unpacked into / there, as the
+#               device tool's README says)
+#   .gl-extra/  the other runtime packages the binaries need (json-c,
+#               libpng, libgbm, libdrm, ...), the Khronos validation layer
+#               and vulkaninfo; unpacked there into a prefix of their own,
+#               and each library used only where the machine lacks it
+#
+# Then: run tests/hardware/nvidia.sh there, carrying all three.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+
+cmake -S . -B build-hw -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-hw -j "$(nproc)"
+find build-hw -name '*.o' -delete
+find build-hw -type f -print0 | while IFS= read -r -d '' f; do
+	if [[ $(head -c 4 "$f" | od -An -c | tr -d ' ') == 177ELF ]]; then
+		strip --strip-unneeded "$f"
+	fi
+done
+
+apt_options=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/uda-hw-apt-lists)
+mkdir -p /tmp/uda-hw-apt-lists/partial .gl .gl-extra
+apt-get "${apt_options[@]}" update -qq
+(cd .gl && apt-get "${apt_options[@]}" download -qq \
+	libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+(cd .gl-extra && apt-get "${apt_options[@]}" download -qq \
+	libgbm1 libdrm2 libdrm-common libjson-c5 libpng16-16 zlib1g \
+	libwayland-server0 libwayland-client0 libexpat1 libffi8 \
+	vulkan-validationlayers vulkan-tools \
+	libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
+du -sh build-hw .gl .gl-extra
