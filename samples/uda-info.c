@@ -191,6 +191,15 @@ static void print_egl_platform(bool json)
 		query = (const char *(*)(void *, int))dlsym(egl, "eglQueryString");
 	const char *extensions = query ? query(NULL, 0x3055 /* EGL_EXTENSIONS */) : NULL;
 	offered = extensions && strstr(extensions, "EGL_UDA_platform_uda");
+	/* glvnd drops client extensions it does not know, so under glvnd
+	 * (NVIDIA's libEGL) the platform's never shows: there, the driver
+	 * offers the platform if it loaded the module. */
+	if (!offered && module[0]) {
+		void *resident = dlopen(module, RTLD_LAZY | RTLD_NOLOAD);
+		offered = resident != NULL;
+		if (resident)
+			dlclose(resident);
+	}
 	if (json) {
 		printf(", \"egl_platform\": {\"loadable\": %s, \"manifest\": ", module[0] ? "true" : "false");
 		print_json_string(stdout, manifest);

@@ -7,6 +7,22 @@
 #include "backend_loader.h"
 #include "context.h"
 
+/* UDA_LOG names the most verbose level written to stderr, whatever the
+ * application's own callback: a user chasing a refusal sees every step
+ * without recompiling (as MESA_DEBUG or VK_LOADER_DEBUG do). */
+static uda_log_level stderr_level_from_environment(void)
+{
+	const char *value = secure_getenv("UDA_LOG");
+	if (!value || !value[0])
+		return 0;
+	static const char *const names[] = {"", "error", "warning", "info", "debug"};
+	for (int level = UDA_LOG_ERROR; level <= UDA_LOG_DEBUG; level++) {
+		if (strcmp(value, names[level]) == 0)
+			return (uda_log_level)level;
+	}
+	return UDA_LOG_DEBUG; /* UDA_LOG=1 and the like: everything */
+}
+
 uda_result uda_context_create(const uda_context_create_info *info, uda_context **out_context)
 {
 	if (!out_context)
@@ -21,6 +37,7 @@ uda_result uda_context_create(const uda_context_create_info *info, uda_context *
 	if (!ctx)
 		return UDA_ERROR_OUT_OF_MEMORY;
 	ctx->log_level = UDA_LOG_WARNING;
+	ctx->stderr_level = stderr_level_from_environment();
 	if (info) {
 		if (info->log_level)
 			ctx->log_level = info->log_level;
@@ -151,12 +168,19 @@ const char *uda_context_get_error(const uda_context *const_ctx)
 
 void uda_context_log(const uda_context *ctx, uda_log_level level, const char *format, ...)
 {
-	if (!ctx || !format || !ctx->log_callback || level > ctx->log_level)
+	if (!ctx || !format)
+		return;
+	const bool to_callback = ctx->log_callback && level <= ctx->log_level;
+	const bool to_stderr = level <= ctx->stderr_level;
+	if (!to_callback && !to_stderr)
 		return;
 	char message[1024];
 	va_list args;
 	va_start(args, format);
 	vsnprintf(message, sizeof(message), format, args);
 	va_end(args);
-	ctx->log_callback(level, message, ctx->log_user_data);
+	if (to_stderr)
+		fprintf(stderr, "uda: %s\n", message);
+	if (to_callback)
+		ctx->log_callback(level, message, ctx->log_user_data);
 }

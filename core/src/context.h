@@ -28,6 +28,9 @@ struct uda_context {
 	uda_log_level log_level;
 	uda_log_callback log_callback;
 	void *log_user_data;
+	/* UDA_LOG=<level>: messages at or below it also go to stderr, and
+	 * every error set is logged at UDA_LOG_DEBUG; 0: none. */
+	uda_log_level stderr_level;
 
 	/* Guards the error slots; only failing calls and
 	 * uda_context_get_error take it. */

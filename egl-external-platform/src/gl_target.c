@@ -9,8 +9,9 @@
 #include "platform.h"
 
 /* Exports the allocation with the first handle type its set carries that
- * the GL device imports. */
-static EGLint share_with_device(struct platform_display *display, uda_allocation *allocation,
+ * the GL device imports, into the backend's own context or, with
+ * UDA_GL_IMPORT_CURRENT_CONTEXT in gl_flags, the calling thread's. */
+static EGLint share_with_device(struct platform_display *display, uda_allocation *allocation, uint32_t gl_flags,
                                 uda_allocation **out_import)
 {
 	static const uda_handle_type handle_types[] = {
@@ -18,23 +19,41 @@ static EGLint share_with_device(struct platform_display *display, uda_allocation
 		UDA_HANDLE_TYPE_OPAQUE_FD,
 		UDA_HANDLE_TYPE_MEMFD,
 	};
+	uda_context *ctx = uda_device_get_context(display->device);
+	const uda_gl_import_info gl_info = {UDA_STRUCTURE_TYPE_GL_IMPORT_INFO, NULL, gl_flags};
 	for (size_t i = 0; i < sizeof(handle_types) / sizeof(handle_types[0]); i++) {
 		int fd = -1;
 		if (uda_allocation_export(allocation, handle_types[i], &fd) != UDA_SUCCESS)
 			continue;
-		uint8_t metadata[4096];
+		uint8_t bytes[4096];
 		size_t size = 0;
+		uda_allocation_metadata metadata;
+		uda_capability_set_list *set = NULL;
 		uda_result result =
-		        uda_allocation_serialize_metadata(allocation, handle_types[i], metadata, sizeof(metadata), &size);
+		        uda_allocation_serialize_metadata(allocation, handle_types[i], bytes, sizeof(bytes), &size);
 		if (result == UDA_SUCCESS)
-			result = uda_import_serialized(display->device, fd, metadata, size, out_import);
-		close(fd);
+			result = uda_allocation_metadata_deserialize(ctx, bytes, size, &metadata, &set);
+		if (result == UDA_SUCCESS) {
+			const uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO,
+			                              &gl_info,
+			                              display->device,
+			                              fd,
+			                              &metadata,
+			                              set,
+			                              0,
+			                              UDA_IMPORT_TAKE_FD};
+			fd = -1; /* uda's now, whatever the result */
+			result = uda_import(&info, out_import);
+		}
+		uda_capability_set_list_destroy(set);
+		if (fd >= 0)
+			close(fd);
 		if (result == UDA_SUCCESS)
 			return EGL_SUCCESS;
 	}
 	platform_set_error(display->platform, EGL_BAD_MATCH,
 	                   "the allocation cannot be shared with the display's GL device: %s",
-	                   uda_context_get_error(uda_device_get_context(display->device)));
+	                   uda_context_get_error(ctx));
 	return EGL_BAD_MATCH;
 }
 
@@ -49,7 +68,7 @@ EGLint gl_image_from_allocation(struct platform_display *display, uda_allocation
 	uda_allocation_get_device(allocation, &owner);
 	uda_allocation *gl_allocation = allocation;
 	if (owner != display->device) {
-		EGLint error = share_with_device(display, allocation, out_import);
+		EGLint error = share_with_device(display, allocation, 0, out_import);
 		if (error != EGL_SUCCESS)
 			return error;
 		gl_allocation = *out_import;
@@ -91,7 +110,8 @@ void gl_target_release(struct platform_display *display, struct gl_target *targe
 		/* Rendering still queued must not outlive the memory. */
 		platform->gl.Finish();
 		platform->gl.DeleteFramebuffers(1, &target->framebuffer);
-		platform->gl.DeleteTextures(1, &target->texture);
+		if (!target->texture_of_import)
+			platform->gl.DeleteTextures(1, &target->texture);
 		if (target->depth_stencil)
 			platform->gl.DeleteRenderbuffers(1, &target->depth_stencil);
 	}
@@ -147,16 +167,47 @@ static void attach_depth_stencil(const struct platform_gl *gl, struct gl_target 
 	gl->BindRenderbuffer(GL_RENDERBUFFER, (GLuint)renderbuffer_binding);
 }
 
-static bool bind_image(struct uda_platform *platform, struct gl_target *target,
-                       const struct gl_target_options *options)
+/* The allocation imported straight into the current context, where that
+ * context lives on the GL device's own display: its texture is the render
+ * target, with no EGLImage between (contexts on the platform display
+ * live on that display). An import into the rendering context is how
+ * GL_EXT_memory_object interop is meant to be used; an EGLImage of a
+ * memory-object texture is a path drivers test far less. */
+static bool import_into_context(struct platform_display *display, uda_allocation *allocation,
+                                struct gl_target *target)
+{
+	uda_gl_device_native device_native = {.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE};
+	if (uda_device_get_native(display->device, &device_native) != UDA_SUCCESS ||
+	    device_native.egl_display != (void *)display->internal)
+		return false;
+	uda_allocation *import = NULL;
+	if (share_with_device(display, allocation, UDA_GL_IMPORT_CURRENT_CONTEXT, &import) != EGL_SUCCESS)
+		return false;
+	uda_gl_native native = {.type = UDA_STRUCTURE_TYPE_GL_NATIVE};
+	if (uda_allocation_get_native(import, &native) != UDA_SUCCESS || native.egl_image || !native.texture) {
+		uda_allocation_destroy(import);
+		return false;
+	}
+	target->import = import;
+	target->texture = native.texture;
+	target->texture_of_import = true;
+	return true;
+}
+
+/* A framebuffer on the target's texture: the import's own, or one made
+ * here of its EGLImage. */
+static bool bind_target(struct uda_platform *platform, struct gl_target *target,
+                        const struct gl_target_options *options)
 {
 	const struct platform_gl *gl = &platform->gl;
 	GLint texture_binding = 0, draw_binding = 0;
 	gl->GetIntegerv(GL_TEXTURE_BINDING_2D, &texture_binding);
 	gl->GetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_binding);
-	gl->GenTextures(1, &target->texture);
-	gl->BindTexture(GL_TEXTURE_2D, target->texture);
-	gl->EGLImageTargetTexture2DOES(GL_TEXTURE_2D, target->image);
+	if (!target->texture_of_import) {
+		gl->GenTextures(1, &target->texture);
+		gl->BindTexture(GL_TEXTURE_2D, target->texture);
+		gl->EGLImageTargetTexture2DOES(GL_TEXTURE_2D, target->image);
+	}
 	gl->GenFramebuffers(1, &target->framebuffer);
 	gl->BindFramebuffer(GL_DRAW_FRAMEBUFFER, target->framebuffer);
 	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target->texture, 0);
@@ -202,12 +253,13 @@ struct gl_target *gl_target_get(struct platform_display *display, struct gl_targ
 	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 	uda_allocation_get_metadata(allocation, &metadata);
 	*target = (struct gl_target){.key = key, .width = metadata.width, .height = metadata.height, .context = context};
-	if (gl_image_from_allocation(display, allocation, &target->import, &target->image, &target->owns_image) !=
-	    EGL_SUCCESS) {
+	if (!import_into_context(display, allocation, target) &&
+	    gl_image_from_allocation(display, allocation, &target->import, &target->image, &target->owns_image) !=
+	            EGL_SUCCESS) {
 		memset(target, 0, sizeof(*target));
 		return NULL;
 	}
-	if (!bind_image(platform, target, options)) {
+	if (!bind_target(platform, target, options)) {
 		gl_target_release(display, target);
 		platform_set_error(platform, EGL_BAD_MATCH, "GL cannot render into the allocation (format 0x%08x)",
 		                   metadata.format);

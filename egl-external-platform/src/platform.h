@@ -115,6 +115,7 @@ struct gl_target {
 	EGLImage image;
 	bool owns_image;
 	GLuint texture;
+	bool texture_of_import; /* the import's texture, freed with it */
 	GLuint framebuffer;
 	GLuint depth_stencil; /* direct rendering with a depth or stencil config */
 };

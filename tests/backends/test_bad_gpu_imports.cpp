@@ -192,12 +192,28 @@ TEST_F(VulkanSetChecks, HandlelessSetIsCheckedAgainstTheDriversLimits)
 	// No HANDLE capability: the image never leaves the device, and is
 	// still held to vkGetPhysicalDeviceImageFormatProperties2's limits.
 	ListPtr list = make_list(ctx.get(), {SetSpec{{layout(DRM_FORMAT_MOD_LINEAR)}, {}}});
-	const uda_assertion too_wide = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 20000, 16, DRM_FORMAT_ABGR8888, 0};
+	// One pixel wider than the driver's own sets allow (16384 on lavapipe,
+	// 32768 on NVIDIA's driver).
+	const uda_assertion probe = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 16, DRM_FORMAT_ABGR8888, 0};
+	const uda_usage_atom atoms[] = {atom(UDA_USAGE_SAMPLED)};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, atoms};
+	uda_capability_set_list *own = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(vulkan, &probe, &usage, &own), UDA_SUCCESS);
+	bool present = false;
+	uint64_t max_width = 0;
+	ASSERT_EQ(uda_capability_set_list_get_constraint(own, 0, UDA_CONSTRAINT_MAX_WIDTH, &present, &max_width),
+	          UDA_SUCCESS);
+	uda_capability_set_list_destroy(own);
+	ASSERT_TRUE(present);
+	const uda_assertion too_wide = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, static_cast<uint32_t>(max_width + 1), 16,
+	                                DRM_FORMAT_ABGR8888, 0};
 	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, vulkan, &too_wide,
 	                                   list.get(), 0};
 	uda_allocation *allocation = nullptr;
 	EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_UNSUPPORTED);
 	EXPECT_EQ(allocation, nullptr);
+	uda_allocation_destroy(allocation);
+	allocation = nullptr;
 	// Within the limits it allocates (and validation, watching, is quiet).
 	const uda_assertion fits = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 16, DRM_FORMAT_ABGR8888, 0};
 	info.assertion = &fits;

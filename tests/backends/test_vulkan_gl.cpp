@@ -323,6 +323,30 @@ TEST_F(VulkanGl, CpuWritesVulkanMemoryThroughAMap)
 	EXPECT_EQ(wrong, 0u);
 }
 
+bool has_layout(uda_device *device, const uda_usage &usage, uint64_t modifier)
+{
+	const uda_assertion probe = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
+	uda_capability_set_list *sets = nullptr;
+	if (uda_device_get_capability_sets(device, &probe, &usage, &sets) != UDA_SUCCESS)
+		return false;
+	uint32_t count = 0;
+	uda_capability_set_list_get_count(sets, &count);
+	bool found = false;
+	for (uint32_t i = 0; i < count && !found; i++) {
+		uda_capability layout = {};
+		if (uda_capability_set_list_get_layout(sets, i, &layout) != UDA_SUCCESS ||
+		    layout.name != UDA_CAPABILITY_LAYOUT || layout.length != 8)
+			continue;
+		const auto *bytes = static_cast<const uint8_t *>(layout.payload);
+		uint64_t value = 0;
+		for (int b = 0; b < 8; b++)
+			value |= static_cast<uint64_t>(bytes[b]) << (8 * b);
+		found = value == modifier;
+	}
+	uda_capability_set_list_destroy(sets);
+	return found;
+}
+
 // Memory the CPU fills and GL samples: GL states it imports whatever the
 // CPU can do with the memory, so the allocator's CPU access survives the
 // intersection and the shared buffer is still mappable.
@@ -332,6 +356,15 @@ TEST_F(VulkanGl, CpuWrittenMemoryIsSharedWithGl)
 	const uda_usage cpu_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, writer_atoms};
 	const uda_device_usage devices[] = {{vulkan, &cpu_usage}, {gl, &gl_usage}};
 	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, devices};
+	// CPU-written memory is linear; a GL that imports no linear memory
+	// (GL_TILING_TYPES_EXT without GL_LINEAR_TILING_EXT) cannot share it,
+	// and the negotiation must say so rather than hand out a set.
+	if (!has_layout(gl, gl_usage, DRM_FORMAT_MOD_LINEAR)) {
+		uda_capability_set_list *sets = nullptr;
+		EXPECT_EQ(uda_negotiate(ctx.get(), &info, &sets), UDA_ERROR_UNSUPPORTED);
+		uda_capability_set_list_destroy(sets);
+		GTEST_SKIP() << "this GL imports no linear memory";
+	}
 	uda_allocation *raw = nullptr;
 	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS)
 		<< uda_context_get_error(ctx.get());

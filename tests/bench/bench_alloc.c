@@ -260,7 +260,9 @@ static void produce(struct bench *b, struct frame *f, float red)
 	begin(f->cmd);
 	barrier(f->cmd, f->vk.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 	        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-	const VkClearColorValue color = {.float32 = {red, 0.5f, 0.25f, 1.0f}};
+	/* Channels of exact 8-bit values: 0.5 lies halfway between 127 and
+	 * 128, and drivers round it either way (lavapipe up, NVIDIA down). */
+	const VkClearColorValue color = {.float32 = {red, 128.0f / 255.0f, 64.0f / 255.0f, 1.0f}};
 	const VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 	vkCmdClearColorImage(f->cmd, f->vk.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &color, 1, &range);
 	submit_and_wait(b, f->cmd);

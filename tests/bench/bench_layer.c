@@ -63,12 +63,36 @@ static bool app_create(struct app *app, bool with_layer)
 	const VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
 	                                       .queueCount = 1,
 	                                       .pQueuePriorities = &priority};
-	const char *extensions[] = {with_layer ? VK_UDA_EXTERNAL_ALLOCATION_EXTENSION_NAME
-	                                       : VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
+	/* The baseline enables the driver extensions the layer enables
+	 * underneath VK_UDA_external_allocation, so that the layer's presence
+	 * is the one difference between the two devices. */
+	static const char *const underlying[] = {
+		VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,  VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME,
+		VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME, VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,
+		VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME,
+	};
+	const char *extensions[sizeof(underlying) / sizeof(underlying[0])];
+	uint32_t extension_count = 0;
+	if (with_layer) {
+		extensions[extension_count++] = VK_UDA_EXTERNAL_ALLOCATION_EXTENSION_NAME;
+	} else {
+		VkExtensionProperties available[512];
+		uint32_t available_count = 512;
+		if (vkEnumerateDeviceExtensionProperties(app->physical, NULL, &available_count, available) < 0)
+			return false;
+		for (size_t i = 0; i < sizeof(underlying) / sizeof(underlying[0]); i++) {
+			for (uint32_t j = 0; j < available_count; j++) {
+				if (strcmp(available[j].extensionName, underlying[i]) == 0) {
+					extensions[extension_count++] = underlying[i];
+					break;
+				}
+			}
+		}
+	}
 	const VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	                                        .queueCreateInfoCount = 1,
 	                                        .pQueueCreateInfos = &queue,
-	                                        .enabledExtensionCount = 1,
+	                                        .enabledExtensionCount = extension_count,
 	                                        .ppEnabledExtensionNames = extensions};
 	if (vkCreateDevice(app->physical, &device_info, NULL, &app->device) != VK_SUCCESS)
 		return false;
@@ -249,7 +273,9 @@ int main(int argc, char **argv)
 		const double pl = (double)bench_median(plain_with, rounds) / 1e3;
 		const double ir = (double)bench_median(import_raw, rounds) / 1e3;
 		const double il = (double)bench_median(import_layer, rounds) / 1e3;
-		printf("uda-bench-layer: lavapipe, median of %u interleaved rounds%s\n\n", rounds,
+		VkPhysicalDeviceProperties properties;
+		vkGetPhysicalDeviceProperties(with.physical, &properties);
+		printf("uda-bench-layer: %s, median of %u interleaved rounds%s\n\n", properties.deviceName, rounds,
 		       quick ? " (--quick: too few rounds to mean anything)" : "");
 		printf("%-52s %12s %12s %8s %8s\n", "operation", "layer (us)", "baseline (us)", "ratio", "target");
 		printf("%-52s %12.1f %12.1f %7.3fx %8s %s\n", "non-intercepted calls (vs layer disabled)", pl, pw, pl / pw,

@@ -34,7 +34,7 @@ if [[ -d .gl-extra ]]; then
 	for lib in "$extra"/usr/lib/x86_64-linux-gnu/lib*.so.*; do
 		soname=$(basename "$lib")
 		[[ $soname =~ \.so\.[0-9]+$ ]] || continue
-		ldconfig -p | grep -q " $soname " || ln -sf "$lib" "$missing_libs/$soname"
+		ldconfig -p | grep -q "^[[:space:]]$soname " || ln -sf "$lib" "$missing_libs/$soname"
 	done
 	ln -sf "$extra/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so" "$missing_libs/"
 	export LD_LIBRARY_PATH=$missing_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -80,6 +80,8 @@ export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest UDA_TEST_EGL_PLATFOR
 export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$work/share
 export LD_LIBRARY_PATH=$root/$build/core:$root/$build/egl-external-platform${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
+# Every refusal explained in the step logs (core and EGL platform).
+export UDA_LOG=debug
 summary=$out/summary.txt
 : >"$summary"
 step() {

@@ -3,10 +3,11 @@
  *
  *  1. optimal tiling in the driver-private layout, over OPAQUE_FD
  *     (GL_EXT_memory_object_fd; same driver UUID only);
- *  2. linear tiling over OPAQUE_FD (GL_LINEAR_TILING_EXT), at the pitch the
- *     driver would choose, which only a device of the same driver knows:
- *     the set says nothing of pitch and the intersection with that device
- *     supplies it;
+ *  2. linear tiling over OPAQUE_FD (GL_LINEAR_TILING_EXT), where the
+ *     driver lists it in GL_TILING_TYPES_EXT, at the pitch the driver
+ *     would choose, which only a device of the same driver knows: the set
+ *     says nothing of pitch and the intersection with that device supplies
+ *     it;
  *  3. every modifier EGL_EXT_image_dma_buf_import_modifiers lists for the
  *     format, over DMA_BUF (linear only without the modifiers extension).
  *
@@ -100,6 +101,39 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
 	return result;
 }
 
+/* Whether the driver takes GL_LINEAR_TILING_EXT for textures of this
+ * format in imported memory. NVIDIA's GL (580.159) refuses
+ * glTexStorageMem2DEXT of linear RGBA8 that Vulkan exported, so the set is
+ * offered only where GL_TILING_TYPES_EXT lists it. A driver that cannot
+ * answer the query in a GLES context (Mesa allows GetInternalformativ on
+ * GL_TEXTURE_2D only with ARB_internalformat_query2, which ES lacks) keeps
+ * the set: llvmpipe imports linear memory. */
+static bool takes_linear_tiling(struct gl_device *device, GLenum internal_format)
+{
+	struct gl_binding saved;
+	if (!gl_device_enter(device, device->context, &saved))
+		return false;
+	while (glGetError() != GL_NO_ERROR)
+		;
+	bool linear = true;
+	GLint count = 0;
+	glGetInternalformativ(GL_TEXTURE_2D, internal_format, GL_NUM_TILING_TYPES_EXT, 1, &count);
+	if (glGetError() == GL_NO_ERROR) {
+		GLint types[8] = {0};
+		if (count > 8)
+			count = 8;
+		if (count > 0)
+			glGetInternalformativ(GL_TEXTURE_2D, internal_format, GL_TILING_TYPES_EXT, count, types);
+		linear = false;
+		for (GLint i = 0; i < count; i++)
+			linear = linear || types[i] == GL_LINEAR_TILING_EXT;
+	}
+	while (glGetError() != GL_NO_ERROR)
+		;
+	gl_device_leave(device, &saved);
+	return linear;
+}
+
 uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                   const uda_usage *usage, uda_capability_set_list *out)
 {
@@ -127,7 +161,7 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
 		result = append(ctx, device, &opaque, UDA_HANDLE_TYPE_OPAQUE_FD, out);
 		uint8_t linear_payload[8] = {0};
 		const uda_capability linear = {.name = UDA_CAPABILITY_LAYOUT, .length = 8, .payload = linear_payload};
-		if (result == UDA_SUCCESS)
+		if (result == UDA_SUCCESS && takes_linear_tiling(device, format.gl_internal_format))
 			result = append(ctx, device, &linear, UDA_HANDLE_TYPE_OPAQUE_FD, out);
 	}
 	if (result == UDA_SUCCESS && device->has_dma_buf_import)

@@ -52,9 +52,10 @@ static uint64_t layout_modifier(const uda_capability_set_list *set, bool *out_op
 	return modifier;
 }
 
-/* *consumed: GL took the fd. */
+/* *consumed: GL took the fd. *out_code: the GL or EGL error behind a
+ * failure, for the message. */
 static const char *import_opaque(struct gl_device *device, int fd, bool take_fd, const uda_allocation_metadata *m,
-                                 bool optimal, struct gl_allocation *a, bool *consumed)
+                                 bool optimal, struct gl_allocation *a, bool *consumed, uint32_t *out_code)
 {
 	if (!device->has_memory_object_fd)
 		return "no GL_EXT_memory_object_fd";
@@ -67,10 +68,12 @@ static const char *import_opaque(struct gl_device *device, int fd, bool take_fd,
 	const GLint dedicated = GL_TRUE;
 	device->gl.MemoryObjectParameterivEXT(a->memory_object, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
 	device->gl.ImportMemoryFdEXT(a->memory_object, m->size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, dup_fd);
-	if (glGetError() != GL_NO_ERROR) {
+	GLenum error = glGetError();
+	if (error != GL_NO_ERROR) {
 		/* Ownership passes only on success (a taken fd the core closes). */
 		if (!take_fd)
 			close(dup_fd);
+		*out_code = error;
 		return "glImportMemoryFdEXT failed";
 	}
 	*consumed = true;
@@ -80,11 +83,15 @@ static const char *import_opaque(struct gl_device *device, int fd, bool take_fd,
 	device->gl.TexStorageMem2DEXT(GL_TEXTURE_2D, 1, a->internal_format, (GLsizei)m->width, (GLsizei)m->height,
 	                              a->memory_object, 0);
 	glBindTexture(GL_TEXTURE_2D, 0);
-	return glGetError() == GL_NO_ERROR ? NULL : "glTexStorageMem2DEXT failed";
+	error = glGetError();
+	if (error == GL_NO_ERROR)
+		return NULL;
+	*out_code = error;
+	return optimal ? "glTexStorageMem2DEXT (optimal tiling) failed" : "glTexStorageMem2DEXT (linear tiling) failed";
 }
 
 static const char *import_dma_buf(struct gl_device *device, int fd, const uda_allocation_metadata *m,
-                                  uint64_t modifier, struct gl_allocation *a)
+                                  uint64_t modifier, struct gl_allocation *a, uint32_t *out_code)
 {
 	if (!device->has_dma_buf_import)
 		return "no EGL_EXT_image_dma_buf_import";
@@ -132,13 +139,16 @@ static const char *import_dma_buf(struct gl_device *device, int fd, const uda_al
 	}
 	attributes[n++] = EGL_NONE;
 	a->image = device->gl.CreateImageKHR(device->display, EGL_NO_CONTEXT, EGL_LINUX_DMA_BUF_EXT, NULL, attributes);
-	if (a->image == EGL_NO_IMAGE_KHR)
+	if (a->image == EGL_NO_IMAGE_KHR) {
+		*out_code = (uint32_t)eglGetError();
 		return "eglCreateImageKHR refused the DMA-BUF";
+	}
 	glGenTextures(1, &a->texture);
 	glBindTexture(GL_TEXTURE_2D, a->texture);
 	device->gl.EGLImageTargetTexStorageEXT(GL_TEXTURE_2D, a->image, NULL);
 	glBindTexture(GL_TEXTURE_2D, 0);
-	return glGetError() == GL_NO_ERROR ? NULL : "glEGLImageTargetTexStorageEXT failed";
+	*out_code = glGetError();
+	return *out_code == GL_NO_ERROR ? NULL : "glEGLImageTargetTexStorageEXT failed";
 }
 
 /* The context an import asks for: the backend's, or the caller's current
@@ -210,14 +220,17 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, 
 	 * uda_gl.h). */
 	while (glGetError() != GL_NO_ERROR)
 		;
+	uint32_t code = 0;
 	const char *problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD
-	                              ? import_opaque(device, fd, take_fd, m, opaque, a, &out->took_fd)
-	                              : import_dma_buf(device, fd, m, modifier, a);
+	                              ? import_opaque(device, fd, take_fd, m, opaque, a, &out->took_fd, &code)
+	                              : import_dma_buf(device, fd, m, modifier, a, &code);
 	if (problem)
 		release(device, a);
 	else
 		glFlush(); /* so that contexts sharing this one see the texture */
 	gl_device_leave(device, &saved);
+	if (problem && code)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s (error 0x%04x)", problem, code);
 	if (problem)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s", problem);
 	out->data = a;
