@@ -147,12 +147,13 @@ uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *
 		return result;
 
 	result = UDA_ERROR_UNSUPPORTED;
-	uda_context_set_error(ctx, result, "no negotiating device allocates");
+	bool tried = false;
 	for (uint32_t s = 0; s < sets->set_count; s++) {
 		for (uint32_t d = 0; d < info->device_count; d++) {
 			uda_device *device = info->devices[d].device;
 			if (!device->impl->allocate)
 				continue;
+			tried = true;
 			result = allocate_on(device, info->assertion, sets, s, out_allocation);
 			if (result == UDA_SUCCESS) {
 				uda_context_log(ctx, UDA_LOG_DEBUG, "allocated set %u of %u on %s", s, sets->set_count,
@@ -170,6 +171,8 @@ uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *
 		}
 	}
 	uda_capability_set_list_destroy(sets);
+	if (!tried)
+		uda_context_set_error(ctx, result, "no negotiating device allocates");
 	return result;
 }
 

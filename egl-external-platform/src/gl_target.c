@@ -93,9 +93,14 @@ EGLint gl_image_from_allocation(struct platform_display *display, uda_allocation
 		EGLint error = platform->egl.GetError();
 		uda_allocation_destroy(*out_import);
 		*out_import = NULL;
-		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateImage of the allocation's texture failed (0x%x)",
+		/* NVIDIA's driver (580.159) refuses EGLImages of textures in
+		 * imported memory objects (EGL_BAD_ACCESS): there only a
+		 * DMA-BUF of the allocation makes an EGLImage. */
+		platform_set_error(platform, EGL_BAD_MATCH,
+		                   "the driver makes no EGLImage of the allocation's texture (0x%x), and the "
+		                   "allocation has no DMA-BUF the display imports",
 		                   error);
-		return EGL_BAD_ALLOC;
+		return EGL_BAD_MATCH;
 	}
 	*out_image = image;
 	*out_owns_image = true;

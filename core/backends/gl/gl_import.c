@@ -166,9 +166,16 @@ static uda_result import_context(struct gl_device *device, uda_context *ctx, con
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "gl import: unknown flags 0x%x",
 			                             link->flags);
 		if (link->flags & UDA_GL_IMPORT_CURRENT_CONTEXT) {
-			/* Each EGL query costs a glvnd fork check (getpid): two. */
+			/* Each EGL query costs a glvnd fork check (getpid): two.
+			 * An EGL platform's caller sees the platform's display
+			 * current, not the device's it is built on (the uda host
+			 * and NVIDIA's libEGL both say so): the context's own
+			 * display then answers, one query more. */
 			EGLContext current = eglGetCurrentContext();
-			if (current == EGL_NO_CONTEXT || eglGetCurrentDisplay() != device->display)
+			EGLint client_type = 0;
+			if (current == EGL_NO_CONTEXT ||
+			    (eglGetCurrentDisplay() != device->display &&
+			     !eglQueryContext(device->display, current, EGL_CONTEXT_CLIENT_TYPE, &client_type)))
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "gl import: UDA_GL_IMPORT_CURRENT_CONTEXT without a current "
 				                             "context on the device's display");
