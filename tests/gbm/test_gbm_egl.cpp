@@ -121,6 +121,9 @@ void draw(uint32_t frame)
 
 TEST_F(GbmEgl, SwappedFramesAreWhatTheFrontBufferHolds)
 {
+	// test-gbm-backend checks this answer against GL's linear imports.
+	if (!gbm_device_is_format_supported(gbm, GBM_FORMAT_XBGR8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR))
+		GTEST_SKIP() << "this GPU's GL imports no linear memory: no linear GBM surfaces";
 	create_window(GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
 	gbm_bo *previous = nullptr;
 	for (uint32_t frame = 1; frame <= 6; frame++) {
