@@ -19,7 +19,7 @@ cd "$root"
 # Test lists made at build time: ctest there must not need this machine's
 # CMake modules (the device's cmake is another version, elsewhere).
 cmake -S . -B build-hw -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	-DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=POST_BUILD >/dev/null
+	-DUDA_GTEST_DISCOVERY_MODE=POST_BUILD >/dev/null
 cmake --build build-hw -j "$(nproc)"
 find build-hw -name '*.o' -delete
 find build-hw -type f -print0 | while IFS= read -r -d '' f; do
