@@ -140,7 +140,7 @@ TEST_F(BackendLoading, SkipsEveryBrokenManifestAndModuleWithAReason)
 		// registered before it gave up, is gone with it.
 		EXPECT_EQ(backend_names(ctx.get()), std::vector<std::string>{"fake-good"});
 	}
-	EXPECT_EQ(open_fd_count(), fds_before);
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 
 	EXPECT_TRUE(log.has("00-not-json.json", "the JSON ends early"));
 	// json-c's strict mode stops at the garbage itself.

@@ -50,7 +50,7 @@ protected:
 	{
 		uda_surface_destroy(surface);
 		uda_context_destroy(ctx);
-		EXPECT_EQ(open_fd_count(), fds_before);
+		EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 	}
 
 	uda_surface_create_info create_info(uint32_t width = 64, uint32_t height = 32, uint32_t buffers = 3)

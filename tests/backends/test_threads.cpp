@@ -124,7 +124,7 @@ TEST_F(Threads, EightThreadsShareTheDevicesOfOneContext)
 	for (std::thread &thread : threads)
 		thread.join();
 	EXPECT_EQ(failures.load(), 0);
-	EXPECT_EQ(open_fd_count(), fds_before);
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 } // namespace

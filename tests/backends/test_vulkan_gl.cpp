@@ -192,7 +192,7 @@ TEST_F(VulkanGl, VulkanWritesGlReadsEveryPixel)
 		ASSERT_NE(native.memory_object, 0u);
 		EXPECT_EQ(gl_count_wrong_pixels(native, kWidth, kHeight), 0u);
 	}
-	EXPECT_EQ(open_fd_count(), fds_before);
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 // A compositor imports into the context it renders with: no switch, the
@@ -292,7 +292,7 @@ TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
 			EXPECT_EQ(wrong, 0u) << "row 1 reads " << std::hex << pixels[kWidth];
 		}
 	}
-	EXPECT_EQ(open_fd_count(), fds_before);
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 // Vulkan memory the CPU writes through uda_allocation_map and a Vulkan

@@ -179,7 +179,7 @@ protected:
 		}
 		uda_surface_destroy(window);
 		GpuTest::TearDown();
-		EXPECT_EQ(open_fd_count(), fds_before);
+		EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 	}
 
 	// GL renders, Vulkan samples, reads back (TRANSFER_SRC) and uploads.

@@ -99,7 +99,7 @@ protected:
 			gbm_device_destroy(gbm);
 		if (node >= 0)
 			close(node);
-		EXPECT_EQ(open_fd_count(), fds_before) << "a descriptor leaked";
+		EXPECT_EQ(open_fd_count(), fds_before) << "a descriptor leaked:\n" << describe_open_fds();
 	}
 
 	// Whether the GPU's GL imports pitch-linear memory: without it (NVIDIA's

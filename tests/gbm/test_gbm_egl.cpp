@@ -92,7 +92,7 @@ protected:
 			gbm_device_destroy(gbm);
 		if (node >= 0)
 			close(node);
-		EXPECT_EQ(open_fd_count(), fds_before);
+		EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 	}
 
 	void create_window(uint32_t flags)

@@ -47,6 +47,11 @@ fi
 [[ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ]] &&
 	export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 
+# NVIDIA's GL keeps its shader disk cache files open for the life of the
+# process once a shader is built; the tests count descriptors, so the cache
+# stays off here (the fd listing of a failed count shows what remains).
+export __GL_SHADER_DISK_CACHE=0
+
 # The build tree's manifests name modules by the absolute paths of the
 # machine that built them: point fresh copies at this checkout.
 # Generated manifests and per-step logs live apart from $OUT, which the

@@ -27,6 +27,26 @@ inline bool is_driver_resident_fd(const char *name)
 	return std::strncmp(target, "/dev/nvidia", 11) == 0;
 }
 
+// What each open descriptor points at, for the message of a failed count.
+inline std::string describe_open_fds()
+{
+	std::string out;
+	DIR *dir = opendir("/proc/self/fd");
+	if (!dir)
+		return out;
+	const int own = dirfd(dir);
+	while (const dirent *entry = readdir(dir)) {
+		if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == own)
+			continue;
+		const std::string link = std::string("/proc/self/fd/") + entry->d_name;
+		char target[256] = {};
+		if (readlink(link.c_str(), target, sizeof(target) - 1) > 0)
+			out += std::string(entry->d_name) + " -> " + target + "\n";
+	}
+	closedir(dir);
+	return out;
+}
+
 inline int open_fd_count()
 {
 	DIR *dir = opendir("/proc/self/fd");
