@@ -155,8 +155,13 @@ static bool platform_module_of(const char *manifest, char *out, size_t size)
 static void print_egl_platform(bool json)
 {
 	char module[4096] = "", manifest[4096] = "";
-	const char *files = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
-	const char *dirs = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
+	/* NVIDIA's libEGL reads the __-prefixed names; uda's host both. */
+	const char *files = getenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
+	const char *dirs = getenv("__EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
+	if (!files || !files[0])
+		files = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
+	if (!dirs || !dirs[0])
+		dirs = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
 	char list[8192];
 	snprintf(list, sizeof(list), "%s",
 	         files && files[0] ? files
@@ -210,7 +215,7 @@ static void print_egl_platform(bool json)
 		printf("EGL platform: EGL_PLATFORM_UDA, loadable from %s (%s); this process's libEGL %s\n", module,
 		       manifest, offered ? "offers it" : "does not load external platforms (Mesa: use libuda-egl-host)");
 	} else {
-		printf("EGL platform: no manifest names libuda-egl-platform (EGL_EXTERNAL_PLATFORM_CONFIG_DIRS, "
+		printf("EGL platform: no manifest names libuda-egl-platform (__EGL_EXTERNAL_PLATFORM_CONFIG_DIRS, "
 		       "share/egl/egl_external_platform.d)\n");
 	}
 }

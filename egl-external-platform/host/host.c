@@ -292,16 +292,26 @@ static void for_each_entry(const char *list, void (*visit)(const char *))
 	free(copy);
 }
 
+/* NVIDIA's libEGL reads the names with two leading underscores (seen on
+ * 580.159: it ignores the plain ones); uda's documentation named the plain
+ * ones first, so both are read, NVIDIA's first. Never when setuid. */
+static const char *config_variable(const char *nvidia_name)
+{
+	const char *value = secure_getenv(nvidia_name);
+	if (!value || !value[0])
+		value = secure_getenv(nvidia_name + 2);
+	return value && value[0] ? value : NULL;
+}
+
 static void load_platforms(void)
 {
-	/* The variables NVIDIA's libEGL reads, with the same meaning. */
-	const char *files = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
-	if (files && files[0]) {
+	const char *files = config_variable("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES");
+	if (files) {
 		for_each_entry(files, load_platform);
 		return;
 	}
-	const char *dirs = getenv("EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
-	for_each_entry(dirs && dirs[0] ? dirs : "/etc/egl/egl_external_platform.d:" UDA_EGL_HOST_DATADIR
+	const char *dirs = config_variable("__EGL_EXTERNAL_PLATFORM_CONFIG_DIRS");
+	for_each_entry(dirs ? dirs : "/etc/egl/egl_external_platform.d:" UDA_EGL_HOST_DATADIR
 	                                         "/egl/egl_external_platform.d:/usr/share/egl/egl_external_platform.d",
 	               load_directory);
 }

@@ -255,6 +255,9 @@ PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGL
 
 EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
 {
+	const char *log = secure_getenv("UDA_LOG");
+	if (log && log[0])
+		fprintf(stderr, "uda-egl-platform: loaded by a driver of interface %d.%d\n", major, minor);
 	if (!driver || !platform_out || !driver->getProcAddress || !driver->setError)
 		return EGL_FALSE;
 	/* Major versions are incompatible; any 1.x driver takes a 1.0 table. */

@@ -138,6 +138,8 @@ protected:
 	void SetUp() override
 	{
 		const char *manifest = std::getenv("UDA_TEST_EGL_PLATFORM_MANIFEST");
+		// NVIDIA's libEGL reads the __-prefixed name, uda's host both.
+		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest ? manifest : UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
 		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest ? manifest : UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
 		fds_before = open_fd_count();
 		GpuTest::SetUp();

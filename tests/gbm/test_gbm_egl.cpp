@@ -44,6 +44,7 @@ protected:
 		std::string module = UDA_TEST_GBM_MODULE;
 		setenv("GBM_BACKEND", "uda", 1);
 		setenv("GBM_BACKENDS_PATH", module.substr(0, module.rfind('/')).c_str(), 1);
+		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
 		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);
 		fds_before = open_fd_count();

@@ -80,7 +80,9 @@ egl_manifest=$work/share/egl/egl_external_platform.d/50_uda.json
 mkdir -p "$(dirname "$egl_manifest")"
 sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform.so\"|" \
 	"$build"/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
-export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest UDA_TEST_EGL_PLATFORM_MANIFEST=$egl_manifest
+# NVIDIA's libEGL reads the __-prefixed name (the plain one it ignores).
+export __EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest
+export UDA_TEST_EGL_PLATFORM_MANIFEST=$egl_manifest
 # The tests' compiled-in build paths are the other machine's.
 export UDA_TEST_BACKEND_MANIFEST_DIR=$manifests UDA_TEST_LAYER_DATA_DIR=$work/share
 export LD_LIBRARY_PATH=$root/$build/core:$root/$build/egl-external-platform${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -151,7 +153,7 @@ if [[ -n $source_dir && ! -e $source_dir ]]; then
 fi
 step_timeout=240 step ctest env -u UDA_BACKEND_PATH -u UDA_BACKEND_NO_DEFAULT_PATHS \
 	-u UDA_TEST_BACKEND_MANIFEST_DIR -u UDA_TEST_LAYER_DATA_DIR -u UDA_TEST_EGL_PLATFORM_MANIFEST \
-	-u EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u XDG_DATA_DIRS \
+	-u EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u __EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u XDG_DATA_DIRS \
 	ctest --test-dir "$build" -j 8 --timeout 60 --output-on-failure
 grep -E 'tests passed|\((Failed|Timeout|SEGFAULT|Subprocess aborted|Skipped|Not Run)\)' "$logs/ctest.log" |
 	sort -u >>"$summary"
