@@ -24,6 +24,19 @@ struct uda_platform *platform_current(void)
 	return platform;
 }
 
+void platform_debug(const char *format, ...)
+{
+	const char *log = secure_getenv("UDA_LOG");
+	if (!log || !log[0])
+		return;
+	char message[512];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	fprintf(stderr, "uda-egl-platform: %s\n", message);
+}
+
 void platform_set_error(struct uda_platform *platform, EGLint error, const char *format, ...)
 {
 	char message[512];
@@ -79,6 +92,15 @@ static bool load_egl(struct uda_platform *platform)
 	LOAD(DestroyImage);
 	LOAD(GetError);
 #undef LOAD
+	platform_debug("driver entry points: Initialize %p QueryString %p ChooseConfig %p GetConfigAttrib %p "
+	               "CreatePbufferSurface %p DestroySurface %p MakeCurrent %p GetCurrentContext %p "
+	               "GetCurrentSurface %p QuerySurface %p SwapBuffers %p CreateImageKHR %p DestroyImageKHR %p "
+	               "GetError %p",
+	               (void *)egl->Initialize, (void *)egl->QueryString, (void *)egl->ChooseConfig,
+	               (void *)egl->GetConfigAttrib, (void *)egl->CreatePbufferSurface, (void *)egl->DestroySurface,
+	               (void *)egl->MakeCurrent, (void *)egl->GetCurrentContext, (void *)egl->GetCurrentSurface,
+	               (void *)egl->QuerySurface, (void *)egl->SwapBuffers, (void *)egl->CreateImageKHR,
+	               (void *)egl->DestroyImageKHR, (void *)egl->GetError);
 	return egl->Initialize && egl->QueryString && egl->ChooseConfig && egl->GetConfigAttrib &&
 	       egl->CreatePbufferSurface && egl->DestroySurface && egl->MakeCurrent && egl->GetCurrentContext &&
 	       egl->GetCurrentSurface && egl->QuerySurface && egl->SwapBuffers && egl->CreateImageKHR &&
@@ -199,6 +221,7 @@ static EGLBoolean export_is_valid_native_display(void *data, void *native)
 
 static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *native, const EGLAttrib *attribs)
 {
+	platform_debug("getPlatformDisplay(0x%x, %p)", (unsigned)type, native);
 	return platform_get_display(data, type, native, attribs);
 }
 
@@ -255,9 +278,7 @@ PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGL
 
 EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
 {
-	const char *log = secure_getenv("UDA_LOG");
-	if (log && log[0])
-		fprintf(stderr, "uda-egl-platform: loaded by a driver of interface %d.%d\n", major, minor);
+	platform_debug("loaded by a driver of interface %d.%d", major, minor);
 	if (!driver || !platform_out || !driver->getProcAddress || !driver->setError)
 		return EGL_FALSE;
 	/* Major versions are incompatible; any 1.x driver takes a 1.0 table. */
@@ -278,6 +299,8 @@ EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *dri
 	if (first)
 		loaded = platform;
 	pthread_mutex_unlock(&loaded_lock);
+	if (!first)
+		platform_debug("refused: a platform of this module is loaded already");
 	if (!first) {
 		pthread_mutex_destroy(&platform->lock);
 		free(platform);

@@ -173,6 +173,8 @@ struct platform_image {
 };
 
 /* platform.c */
+/* A line on stderr under UDA_LOG: what the driver asked of the platform. */
+void platform_debug(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void platform_set_error(struct uda_platform *platform, EGLint error, const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
