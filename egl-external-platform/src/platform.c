@@ -215,7 +215,7 @@ static void *export_get_hook_address(void *data, const char *name)
 static EGLBoolean export_is_valid_native_display(void *data, void *native)
 {
 	(void)data;
-	(void)native;
+	platform_debug("isValidNativeDisplay(%p)", native);
 	return EGL_FALSE;
 }
 
@@ -228,6 +228,7 @@ static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *na
 static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatformString name)
 {
 	(void)data;
+	platform_debug("queryString(%p, %d)", (void *)dpy, (int)name);
 	switch (name) {
 	case EGL_EXT_PLATFORM_PLATFORM_CLIENT_EXTENSIONS:
 		return "EGL_UDA_platform_uda";
