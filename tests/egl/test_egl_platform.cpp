@@ -21,6 +21,7 @@
 #include <EGL/eglext_uda.h>
 #include <uda/uda_surface.h>
 
+#include "egl_platform_probe.hpp"
 #include "fd_count.hpp"
 #include "gpu_fixture.hpp"
 
@@ -41,33 +42,6 @@ bool has_extension(const char *list, const char *name)
 			return true;
 	}
 	return false;
-}
-
-// The module a platform manifest names, read with no JSON library: the
-// build writes these manifests, one "library_path" each.
-std::string platform_module_of(const char *manifest)
-{
-	FILE *file = std::fopen(manifest, "r");
-	if (!file)
-		return {};
-	std::string text;
-	char chunk[512];
-	for (size_t n; (n = std::fread(chunk, 1, sizeof(chunk), file)) > 0;)
-		text.append(chunk, n);
-	std::fclose(file);
-	const size_t key = text.find("\"library_path\"");
-	const size_t open = key == std::string::npos ? key : text.find('"', text.find(':', key));
-	const size_t close = open == std::string::npos ? open : text.find('"', open + 1);
-	return close == std::string::npos ? std::string() : text.substr(open + 1, close - open - 1);
-}
-
-bool platform_module_is_resident(const char *manifest)
-{
-	const std::string module = platform_module_of(manifest);
-	void *handle = module.empty() ? nullptr : dlopen(module.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-	if (handle)
-		dlclose(handle);
-	return handle != nullptr;
 }
 
 // 8-bit channels that survive float conversion exactly.

@@ -3,11 +3,14 @@
 // then gbm_surface_lock_front_buffer — running on uda: GBM_BACKEND=uda,
 // and libuda-egl-host in front of Mesa's libEGL (linked before libEGL),
 // which hands uda's gbm_devices to the uda platform, since Mesa's own GBM
-// platform refuses them.
+// platform refuses them. Built with UDA_TEST_EGL_WITHOUT_HOST it links
+// libEGL alone, for a driver that loads the platform itself (NVIDIA's),
+// and skips where the libEGL did not load it.
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <drm_fourcc.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "backend_env.hpp"
+#include "egl_platform_probe.hpp"
 #include "fd_count.hpp"
 
 using namespace uda_test;
@@ -31,6 +35,7 @@ class GbmEgl : public ::testing::Test
 protected:
 	int fds_before = -1;
 	int node = -1;
+	const char *manifest = nullptr;
 	gbm_device *gbm = nullptr;
 	gbm_surface *surface = nullptr;
 	EGLDisplay display = EGL_NO_DISPLAY;
@@ -44,8 +49,10 @@ protected:
 		std::string module = UDA_TEST_GBM_MODULE;
 		setenv("GBM_BACKEND", "uda", 1);
 		setenv("GBM_BACKENDS_PATH", module.substr(0, module.rfind('/')).c_str(), 1);
-		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
-		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_TEST_EGL_PLATFORM_MANIFEST, 1);
+		const char *override = std::getenv("UDA_TEST_EGL_PLATFORM_MANIFEST");
+		manifest = override && override[0] ? override : UDA_TEST_EGL_PLATFORM_MANIFEST;
+		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
+		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);
 		fds_before = open_fd_count();
 		node = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -53,6 +60,12 @@ protected:
 		ASSERT_NE(gbm, nullptr) << strerror(errno);
 
 		display = eglGetPlatformDisplay(EGL_PLATFORM_GBM_KHR, gbm, nullptr);
+#ifdef UDA_TEST_EGL_WITHOUT_HOST
+		// Mesa's libEGL makes a display of any gbm_device and fails at
+		// eglInitialize: only a libEGL that loaded the platform is tested.
+		if (!platform_module_is_resident(manifest))
+			GTEST_SKIP() << "this libEGL did not load the uda platform (it loads no external platforms)";
+#endif
 		ASSERT_NE(display, EGL_NO_DISPLAY) << std::hex << eglGetError();
 		EGLint major = 0, minor = 0;
 		ASSERT_TRUE(eglInitialize(display, &major, &minor)) << std::hex << eglGetError();

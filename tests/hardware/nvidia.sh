@@ -143,6 +143,9 @@ step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # container has one, else /dev/null as in CI), and EGL on such a device.
 step test-gbm-backend "$build"/tests/test-gbm-backend
 step test-gbm-egl "$build"/tests/test-gbm-egl
+# EGL on uda's GBM devices through NVIDIA's libEGL alone: EGL_PLATFORM_GBM_KHR
+# is an enum that driver routes to external platforms, EGL_PLATFORM_UDA not.
+step test-gbm-egl-driver "$build"/tests/test-gbm-egl-driver
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
 # on NVIDIA's driver. Its compiled-in paths are the building machine's, so
 # that path is made to lead here when it does not exist.
