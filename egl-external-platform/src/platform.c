@@ -274,12 +274,10 @@ static EGLBoolean export_unload(void *data)
 	return EGL_TRUE;
 }
 
-PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver,
-                                                 EGLExtPlatform *platform_out);
-
-EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
+EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out,
+                         EGLenum serves)
 {
-	platform_debug("loaded by a driver of interface %d.%d", major, minor);
+	platform_debug("loaded by a driver of interface %d.%d, to serve platform 0x%x", major, minor, serves);
 	if (!driver || !platform_out || !driver->getProcAddress || !driver->setError)
 		return EGL_FALSE;
 	/* Major versions are incompatible; any 1.x driver takes a 1.0 table. */
@@ -311,7 +309,7 @@ EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *dri
 	platform_out->version.major = EGL_EXTERNAL_PLATFORM_VERSION_MAJOR;
 	platform_out->version.minor = EGL_EXTERNAL_PLATFORM_VERSION_MINOR;
 	platform_out->version.micro = 0;
-	platform_out->platform = EGL_PLATFORM_UDA;
+	platform_out->platform = serves;
 	platform_out->data = platform;
 	platform_out->exports = (EGLExtPlatformExports){
 		.unloadEGLExternalPlatform = export_unload,

@@ -49,8 +49,15 @@ protected:
 		std::string module = UDA_TEST_GBM_MODULE;
 		setenv("GBM_BACKEND", "uda", 1);
 		setenv("GBM_BACKENDS_PATH", module.substr(0, module.rfind('/')).c_str(), 1);
+#ifdef UDA_TEST_EGL_WITHOUT_HOST
+		// The driver routes EGL_PLATFORM_GBM_KHR to the module that
+		// declares it: the GBM one.
+		const char *override = std::getenv("UDA_TEST_EGL_GBM_PLATFORM_MANIFEST");
+		manifest = override && override[0] ? override : UDA_TEST_EGL_GBM_PLATFORM_MANIFEST;
+#else
 		const char *override = std::getenv("UDA_TEST_EGL_PLATFORM_MANIFEST");
 		manifest = override && override[0] ? override : UDA_TEST_EGL_PLATFORM_MANIFEST;
+#endif
 		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
 		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);

@@ -80,6 +80,12 @@ egl_manifest=$work/share/egl/egl_external_platform.d/50_uda.json
 mkdir -p "$(dirname "$egl_manifest")"
 sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform.so\"|" \
 	"$build"/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
+# The same platform declared for EGL_PLATFORM_GBM_KHR, for the GBM suite
+# through NVIDIA's libEGL alone (it routes only platform enums it knows).
+gbm_manifest=$work/share/egl/egl_external_platform.d/51_uda_gbm.json
+sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform-gbm.so\"|" \
+	"$build"/manifests/share/egl/egl_external_platform.d/51_uda_gbm.json >"$gbm_manifest"
+export UDA_TEST_EGL_GBM_PLATFORM_MANIFEST=$gbm_manifest
 # NVIDIA's libEGL reads the __-prefixed name (the plain one it ignores).
 export __EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$egl_manifest
 export UDA_TEST_EGL_PLATFORM_MANIFEST=$egl_manifest
