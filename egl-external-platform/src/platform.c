@@ -264,6 +264,7 @@ static void *export_get_object_label(EGLDisplay dpy, EGLenum type, void *handle)
 static EGLBoolean export_unload(void *data)
 {
 	struct uda_platform *platform = data;
+	platform_debug("unloaded by the driver");
 	pthread_mutex_lock(&loaded_lock);
 	if (loaded == platform)
 		loaded = NULL;
