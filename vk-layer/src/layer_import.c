@@ -9,6 +9,7 @@
  * The layer's structs never reach the driver: they are unlinked from the
  * application's chain for the call and linked back afterwards.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,26 @@ static void chain_restore(struct chain_cut cut)
 {
 	if (cut.removed && cut.holder)
 		cut.holder->pNext = cut.removed;
+}
+
+/* The layer's struct of `wanted` type in the chain (NULL if none), after
+ * one pass that also finds what must never reach the driver: a second
+ * struct of that type, or a struct of the layer's block that does not
+ * belong to this call. Drivers know none of the layer's types. */
+static const VkBaseInStructure *find_own_struct(const void *head, VkStructureType wanted, bool *out_stray)
+{
+	const VkBaseInStructure *found = NULL;
+	*out_stray = false;
+	for (const VkBaseInStructure *s = head; s; s = s->pNext) {
+		if ((uint32_t)s->sType < (uint32_t)VK_UDA_STRUCTURE_TYPE_BASE ||
+		    (uint32_t)s->sType >= (uint32_t)VK_UDA_STRUCTURE_TYPE_BASE + 1000)
+			continue;
+		if (s->sType != wanted || found)
+			*out_stray = true;
+		else
+			found = s;
+	}
+	return found;
 }
 
 /* How the allocation's memory can reach this device. */
@@ -124,8 +145,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImage(VkDevice handle, const V
 	struct layer_device *device = layer_device_find(dispatch_key(handle));
 	if (!device)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	const VkImageUdaAllocationCreateInfoUDA *uda_info = (const VkImageUdaAllocationCreateInfoUDA *)find_in_chain(
-		info->pNext, VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA, NULL);
+	bool stray;
+	const VkImageUdaAllocationCreateInfoUDA *uda_info = (const VkImageUdaAllocationCreateInfoUDA *)find_own_struct(
+		info->pNext, VK_STRUCTURE_TYPE_IMAGE_UDA_ALLOCATION_CREATE_INFO_UDA, &stray);
+	if (stray)
+		return layer_report(device->instance, VK_ERROR_INITIALIZATION_FAILED,
+		                    "vkCreateImage: a VK_UDA_external_allocation struct that does not belong in "
+		                    "VkImageCreateInfo, or a second VkImageUdaAllocationCreateInfoUDA");
 	if (!uda_info) {
 		VkResult result = device->next.CreateImage(handle, info, allocator, out_image);
 		if (result == VK_SUCCESS)
@@ -286,8 +312,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateMemory(VkDevice handle, cons
 	struct layer_device *device = layer_device_find(dispatch_key(handle));
 	if (!device)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	const VkImportMemoryUdaAllocationInfoUDA *uda_info = (const VkImportMemoryUdaAllocationInfoUDA *)find_in_chain(
-		info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA, NULL);
+	bool stray;
+	const VkImportMemoryUdaAllocationInfoUDA *uda_info = (const VkImportMemoryUdaAllocationInfoUDA *)find_own_struct(
+		info->pNext, VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA, &stray);
+	if (stray)
+		return layer_report(device->instance, VK_ERROR_INITIALIZATION_FAILED,
+		                    "vkAllocateMemory: a VK_UDA_external_allocation struct that does not belong in "
+		                    "VkMemoryAllocateInfo, or a second VkImportMemoryUdaAllocationInfoUDA");
 	if (!uda_info) {
 		VkResult result = device->next.AllocateMemory(handle, info, allocator, out_memory);
 		if (result == VK_SUCCESS)
