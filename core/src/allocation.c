@@ -2,6 +2,7 @@
  * satisfies, and the checks that make an import safe to hand to a driver. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@ struct uda_allocation {
 	uda_capability_set_list *set; /* one set, owned */
 	uda_backend_allocation backend;
 	bool imported;
+	bool read_only; /* UDA_IMPORT_READ_ONLY */
 	void *mapping;
 };
 
@@ -360,6 +362,24 @@ static uda_result check_backend_chain(uda_context *ctx, const void *next)
 
 static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocation **out_allocation);
 
+/* A new open file description of the same memfd, O_RDONLY: mmap of it
+ * with PROT_WRITE and MAP_SHARED fails, whoever holds it. A taken fd is
+ * closed once replaced; the new one is always taken. */
+static uda_result reopen_read_only(uda_context *ctx, int *fd, bool *take_fd)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", *fd);
+	int reopened = open(path, O_RDONLY | O_CLOEXEC);
+	if (reopened < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "import: cannot reopen the memfd read-only: %s",
+		                             strerror(errno));
+	if (*take_fd)
+		close(*fd);
+	*fd = reopened;
+	*take_fd = true;
+	return UDA_SUCCESS;
+}
+
 uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocation)
 {
 	bool fd_open = true;
@@ -379,7 +399,7 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 	uda_device *device = info->device;
 	uda_context *ctx = device->ctx;
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_IMPORT_INFO);
-	UDA_CHECK_ARG(ctx, !(info->flags & ~UDA_IMPORT_TAKE_FD));
+	UDA_CHECK_ARG(ctx, !(info->flags & ~(UDA_IMPORT_TAKE_FD | UDA_IMPORT_READ_ONLY)));
 	uda_result result = check_backend_chain(ctx, info->next);
 	if (result != UDA_SUCCESS)
 		return result;
@@ -410,21 +430,33 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 		uda_capability_set_list_destroy(set);
 		return result;
 	}
+	const bool read_only = info->flags & UDA_IMPORT_READ_ONLY;
+	bool take_fd = info->flags & UDA_IMPORT_TAKE_FD;
+	int fd = info->fd;
+	if (read_only && m->handle_type == UDA_HANDLE_TYPE_MEMFD) {
+		result = reopen_read_only(ctx, &fd, &take_fd);
+		if (result != UDA_SUCCESS) {
+			uda_capability_set_list_destroy(set);
+			return result;
+		}
+	}
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
 	*fd_open = false; /* from here on, closed below unless the backend keeps it */
-	const bool take_fd = info->flags & UDA_IMPORT_TAKE_FD;
 	result = fault_injection_fires(&ctx->faults, ctx, FAULT_IMPORT)
 	                 ? UDA_ERROR_BACKEND
-	                 : device->impl->import(device->data, ctx, info->fd, take_fd, m, set, info->next, &backend);
+	                 : device->impl->import(device->data, ctx, fd, take_fd, m, set, info->next, &backend);
 	if (take_fd && !backend.took_fd)
-		close(info->fd); /* taken, and kept by nobody */
+		close(fd); /* taken, and kept by nobody */
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(set);
 		return result;
 	}
 	backend.metadata = *m; /* the importer sees the exporter's layout */
-	return allocation_wrap(device, set, NULL, &backend, true, out_allocation);
+	result = allocation_wrap(device, set, NULL, &backend, true, out_allocation);
+	if (result == UDA_SUCCESS)
+		(*out_allocation)->read_only = read_only;
+	return result;
 }
 
 uda_result uda_import_serialized(uda_device *device, int fd, const void *data, size_t size,
@@ -468,6 +500,9 @@ uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void 
 		return result;
 	if (allocation->mapping)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is already mapped");
+	if (allocation->read_only && (access & UDA_ACCESS_WRITE))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "the allocation was imported read-only: no CPU write access");
 	uda_device *device = allocation->device;
 	if (!device->impl->map)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s cannot map for the CPU", device->name);
@@ -508,6 +543,9 @@ static uda_result cpu_access(uda_allocation *allocation, uint32_t access, bool b
 		return result;
 	if (!allocation->mapping)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is not mapped");
+	if (allocation->read_only && (access & UDA_ACCESS_WRITE))
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "the allocation was imported read-only: no CPU write access");
 	uda_device *device = allocation->device;
 	uda_result (*fn)(void *, uda_context *, void *, uint32_t) =
 		begin ? device->impl->begin_cpu_access : device->impl->end_cpu_access;

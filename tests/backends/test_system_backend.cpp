@@ -490,6 +490,47 @@ TEST_F(SystemBadImport, TakenFdsAreUdasWhateverHappens)
 	EXPECT_EQ(open_fd_count(), before);
 }
 
+// A consumer that only reads imports read-only: no CPU writes through
+// uda, and the memfd is reopened O_RDONLY, so not even an fd exported
+// again from the import can be mapped writable.
+TEST_F(SystemBadImport, ReadOnlyImportsCannotWrite)
+{
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(allocation.get(), UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
+	static_cast<uint8_t *>(pointer)[7] = 0x42;
+	ASSERT_EQ(uda_allocation_unmap(allocation.get()), UDA_SUCCESS);
+
+	const int before = open_fd_count();
+	for (uint32_t take : {0u, UDA_IMPORT_TAKE_FD}) {
+		uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, device, take ? dup(fd) : fd, &metadata, set,
+		                        0, UDA_IMPORT_READ_ONLY | take};
+		uda_allocation *imported = nullptr;
+		ASSERT_EQ(uda_import(&info, &imported), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		AllocationPtr owned(imported);
+		EXPECT_EQ(uda_allocation_map(imported, UDA_ACCESS_WRITE, &pointer), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("read-only"), std::string::npos);
+		EXPECT_EQ(uda_allocation_map(imported, UDA_ACCESS_READ | UDA_ACCESS_WRITE, &pointer),
+		          UDA_ERROR_INVALID_ARGUMENT);
+		ASSERT_EQ(uda_allocation_map(imported, UDA_ACCESS_READ, &pointer), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		EXPECT_EQ(static_cast<const uint8_t *>(pointer)[7], 0x42);
+		EXPECT_EQ(uda_allocation_begin_cpu_access(imported, UDA_ACCESS_WRITE), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_EQ(uda_allocation_begin_cpu_access(imported, UDA_ACCESS_READ), UDA_SUCCESS);
+		EXPECT_EQ(uda_allocation_end_cpu_access(imported, UDA_ACCESS_READ), UDA_SUCCESS);
+		EXPECT_EQ(uda_allocation_unmap(imported), UDA_SUCCESS);
+
+		int again = -1;
+		ASSERT_EQ(uda_allocation_export(imported, UDA_HANDLE_TYPE_MEMFD, &again), UDA_SUCCESS);
+		EXPECT_EQ(fcntl(again, F_GETFL) & O_ACCMODE, O_RDONLY);
+		void *writable = mmap(nullptr, metadata.size, PROT_READ | PROT_WRITE, MAP_SHARED, again, 0);
+		EXPECT_EQ(writable, MAP_FAILED);
+		if (writable != MAP_FAILED)
+			munmap(writable, metadata.size);
+		close(again);
+	}
+	EXPECT_EQ(open_fd_count(), before);
+}
+
 TEST_F(SystemBadImport, ClosedFd)
 {
 	expect_refused(-1, metadata, UDA_ERROR_INVALID_ARGUMENT, "is not open");

@@ -708,6 +708,14 @@ typedef struct uda_import_info {
  * caller that has no further use for the fd (a compositor's client
  * buffer) would otherwise pay. */
 #define UDA_IMPORT_TAKE_FD 0x1u
+/* The importer only reads the memory (a consumer that samples or scans
+ * out). The allocation refuses CPU write access (map, begin_cpu_access),
+ * and a MEMFD is reopened read-only before any backend sees it, so no
+ * writable mapping of it can be made through uda, nor through an fd this
+ * import exports again. Other handle types carry no access mode the kernel
+ * enforces; for them the refusal of CPU writes is what this flag gives.
+ * Never imports executable: uda maps nothing PROT_EXEC. */
+#define UDA_IMPORT_READ_ONLY 0x2u
 
 /* Imports memory another device (or process) exported. Everything is
  * checked before the backend sees it: the metadata's consistency, the fd's
