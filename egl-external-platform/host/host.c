@@ -47,7 +47,7 @@ static _Thread_local struct {
 
 static bool debug_enabled(void)
 {
-	const char *value = getenv("UDA_EGL_HOST_DEBUG");
+	const char *value = secure_getenv("UDA_EGL_HOST_DEBUG");
 	return value && value[0] && strcmp(value, "0") != 0;
 }
 

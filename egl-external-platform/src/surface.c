@@ -309,7 +309,7 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_SAMPLES, &samples);
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_DEPTH_SIZE, &surface->depth_size);
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
-	const char *copy = getenv("UDA_EGL_PLATFORM_COPY");
+	const char *copy = secure_getenv("UDA_EGL_PLATFORM_COPY");
 	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
 	uda_surface_get_size(window, &surface->width, &surface->height);
 	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {

@@ -103,7 +103,7 @@ static struct gbm_device *create_device(int fd, uint32_t version)
 		errno = ENOMEM;
 		return NULL;
 	}
-	const char *debug = getenv("UDA_GBM_DEBUG");
+	const char *debug = secure_getenv("UDA_GBM_DEBUG");
 	const uda_context_create_info info = {
 		.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
 		.log_level = debug && debug[0] == '1' ? UDA_LOG_DEBUG : UDA_LOG_WARNING,
