@@ -233,8 +233,8 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, 
 	                              : import_dma_buf(device, fd, m, modifier, a, &code);
 	if (problem)
 		release(device, a);
-	else
-		glFlush(); /* so that contexts sharing this one see the texture */
+	else if (!target_is_current)
+		glFlush(); /* so that contexts sharing the backend's see the texture */
 	gl_device_leave(device, &saved);
 	if (problem && code)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: %s (error 0x%04x)", problem, code);
