@@ -35,6 +35,8 @@ struct vulkan_backend {
 	unsigned live_devices;
 };
 
+struct vulkan_query_cache;
+
 struct vulkan_device {
 	struct vulkan_backend *backend;
 	VkPhysicalDevice physical;
@@ -54,11 +56,18 @@ struct vulkan_device {
 	bool has_drm_modifiers;
 	VkDeviceSize host_pointer_alignment;
 
+	/* Rendering is bounded by these too (VkPhysicalDeviceLimits). */
+	uint32_t max_framebuffer_width, max_framebuffer_height;
+	/* vkGetPhysicalDeviceImageFormatProperties2's answers, which never
+	 * change for a device: every allocation and import asks again. */
+	struct vulkan_query_cache *query_cache;
+
 	PFN_vkGetMemoryFdKHR get_memory_fd;
 	PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties;
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
 	PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier;
 };
+
 
 /* vulkan_device.c */
 uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice physical,
@@ -106,6 +115,16 @@ struct image_support {
 	VkImageFormatProperties limits;
 	VkExternalMemoryFeatureFlags features;
 };
+/* vulkan_query_cache.c: the driver's answers to vulkan_query_image. */
+struct vulkan_query_cache *vulkan_query_cache_create(void);
+void vulkan_query_cache_destroy(struct vulkan_query_cache *cache);
+bool vulkan_query_cache_find(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
+                             uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
+                             bool *out_supported, struct image_support *out);
+void vulkan_query_cache_add(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
+                            uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
+                            bool supported, const struct image_support *support);
+
 /* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image with memory of
  * `handle`; false where the driver does not support it. */
 /* `modifier` counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */

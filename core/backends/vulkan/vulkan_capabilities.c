@@ -66,6 +66,9 @@ static uda_result usage_to_vulkan(uda_context *ctx, const uda_usage *usage, VkIm
 bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
 {
+	bool supported = false;
+	if (vulkan_query_cache_find(device->query_cache, format, tiling, modifier, usage, handle, &supported, out))
+		return supported;
 	const VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT,
 		.drmFormatModifier = modifier,
@@ -88,11 +91,11 @@ bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkI
 	};
 	VkExternalImageFormatProperties external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
 	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, .pNext = &external};
-	if (vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) != VK_SUCCESS)
-		return false;
+	supported = vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) == VK_SUCCESS;
 	out->limits = properties.imageFormatProperties;
 	out->features = external.externalMemoryProperties.externalMemoryFeatures;
-	return true;
+	vulkan_query_cache_add(device->query_cache, format, tiling, modifier, usage, handle, supported, out);
+	return supported;
 }
 
 struct probe {

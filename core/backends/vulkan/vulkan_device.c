@@ -121,6 +121,13 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	};
 	VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
 	vkGetPhysicalDeviceProperties2(physical, &properties);
+	device->max_framebuffer_width = properties.properties.limits.maxFramebufferWidth;
+	device->max_framebuffer_height = properties.properties.limits.maxFramebufferHeight;
+	device->query_cache = vulkan_query_cache_create();
+	if (!device->query_cache) {
+		free(device);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
 	memcpy(device->device_uuid, id.deviceUUID, VK_UUID_SIZE);
 	memcpy(device->driver_uuid, id.driverUUID, VK_UUID_SIZE);
 	device->host_pointer_alignment = host.minImportedHostPointerAlignment;
@@ -158,6 +165,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	};
 	VkResult vr = vkCreateDevice(physical, &info, NULL, &device->device);
 	if (vr != VK_SUCCESS) {
+		vulkan_query_cache_destroy(device->query_cache);
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vkCreateDevice for %s: %s", base.deviceName,
 		                             vulkan_result_string(vr));
@@ -180,5 +188,6 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 void vulkan_device_close(struct vulkan_device *device)
 {
 	vkDestroyDevice(device->device, NULL);
+	vulkan_query_cache_destroy(device->query_cache);
 	free(device);
 }

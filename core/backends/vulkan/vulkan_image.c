@@ -16,12 +16,9 @@ static bool supported(const struct vulkan_device *device, const struct vulkan_im
 	if (support.features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
 		*dedicated_only = true;
 	/* Rendering is further bounded by the framebuffer limits. */
-	if (desc->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) {
-		VkPhysicalDeviceProperties properties;
-		vkGetPhysicalDeviceProperties(device->physical, &properties);
-		if (width > properties.limits.maxFramebufferWidth || height > properties.limits.maxFramebufferHeight)
-			return false;
-	}
+	if ((desc->usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) &&
+	    (width > device->max_framebuffer_width || height > device->max_framebuffer_height))
+		return false;
 	return true;
 }
 
