@@ -1,12 +1,15 @@
 /* uda_allocation: memory from one device's backend, the capability set it
  * satisfies, and the checks that make an import safe to hand to a driver. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <uda/uda_backend.h>
 
 #include "allocation_metadata.h"
 #include "capability_set_list.h"
@@ -136,6 +139,41 @@ uda_result uda_allocate(const uda_allocation_create_info *info, uda_allocation *
 	return allocate_on(info->device, info->assertion, info->set_list, info->set_index, out_allocation);
 }
 
+#define MAX_MEMORY_SOURCES 16
+
+/* The context's memory sources (DMA-BUF heaps) in registration order. */
+static uint32_t memory_sources(uda_context *ctx, uda_device **out)
+{
+	uint32_t count = 0;
+	pthread_mutex_lock(&ctx->device_lock);
+	for (uint32_t i = 0; i < ctx->device_count && count < MAX_MEMORY_SOURCES; i++) {
+		if (ctx->devices[i]->api == UDA_DEVICE_API_DMA_HEAP && ctx->devices[i]->impl->allocate)
+			out[count++] = ctx->devices[i];
+	}
+	pthread_mutex_unlock(&ctx->device_lock);
+	return count;
+}
+
+static const char *placement_name(uint32_t placement)
+{
+	switch (placement) {
+	case UDA_PLACEMENT_SYSTEM:
+		return "system";
+	case UDA_PLACEMENT_DEVICE_LOCAL:
+		return "device-local";
+	case UDA_PLACEMENT_CONTIGUOUS:
+		return "contiguous";
+	case UDA_PLACEMENT_PROTECTED:
+		return "protected";
+	}
+	return "unknown";
+}
+
+/* The selection rule, set by set in the negotiated order: the negotiating
+ * devices first, in the order given; then, when none of them allocated the
+ * set (a placement they cannot give, or none allocates at all), the
+ * context's memory sources in registration order, whose memory every
+ * device then imports. */
 uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *info, uda_allocation **out_allocation,
                                   uda_capability_set_list **out_sets, uint32_t *out_set_index)
 {
@@ -150,9 +188,13 @@ uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *
 
 	result = UDA_ERROR_UNSUPPORTED;
 	bool tried = false;
+	uint32_t missing_placement = 0;
+	uda_device *sources[MAX_MEMORY_SOURCES];
+	const uint32_t source_count = memory_sources(ctx, sources);
 	for (uint32_t s = 0; s < sets->set_count; s++) {
-		for (uint32_t d = 0; d < info->device_count; d++) {
-			uda_device *device = info->devices[d].device;
+		const uint32_t device_count = info->device_count;
+		for (uint32_t d = 0; d < device_count + source_count; d++) {
+			uda_device *device = d < device_count ? info->devices[d].device : sources[d - device_count];
 			if (!device->impl->allocate)
 				continue;
 			tried = true;
@@ -171,10 +213,17 @@ uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *
 			uda_context_log(ctx, UDA_LOG_DEBUG, "set %u on %s: %s: %s", s, device->name,
 			                uda_result_to_string(result), uda_context_get_error(ctx));
 		}
+		if (!missing_placement)
+			missing_placement = uda_backend_set_required_placement(sets, s);
 	}
 	uda_capability_set_list_destroy(sets);
 	if (!tried)
 		uda_context_set_error(ctx, result, "no negotiating device allocates");
+	else if (missing_placement && result == UDA_ERROR_UNSUPPORTED)
+		uda_context_set_error(ctx, result,
+		                      "no negotiating device and no memory source (DMA-BUF heap) allocates %s memory, "
+		                      "which the negotiated set requires",
+		                      placement_name(missing_placement));
 	return result;
 }
 

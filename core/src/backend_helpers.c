@@ -36,6 +36,22 @@ bool uda_backend_set_has_u32(const uda_capability_set_list *list, uint32_t set_i
 	return false;
 }
 
+uint32_t uda_backend_set_required_placement(const uda_capability_set_list *list, uint32_t set_index)
+{
+	if (!list || set_index >= list->set_count)
+		return 0;
+	const struct uda_capability_set_record *set = &list->sets[set_index];
+	for (uint32_t i = 0; i < set->local_first; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		if (cap->vendor != UDA_VENDOR_NONE || cap->name != UDA_CAPABILITY_PLACEMENT || cap->length != 4 ||
+		    !(cap->flags & UDA_CAPABILITY_FLAG_REQUIRED))
+			continue;
+		const uint8_t *p = capability_payload(list, cap);
+		return (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+	}
+	return 0;
+}
+
 uint32_t uda_backend_find_capabilities(const uda_capability_set_list *list, uint32_t set_index, uint16_t vendor,
                                        uint16_t name, const uint8_t owner_uuid[UDA_UUID_SIZE], uda_capability *out,
                                        uint32_t capacity)

@@ -216,6 +216,8 @@ const char *uda_device_api_to_string(uda_device_api api)
 		return "DRM";
 	case UDA_DEVICE_API_OTHER:
 		return "OTHER";
+	case UDA_DEVICE_API_DMA_HEAP:
+		return "DMA_HEAP";
 	}
 	return NULL;
 }

@@ -115,6 +115,10 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system memory is pitch linear only");
 	if (!uda_backend_set_has_u32(set_list, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "the set does not carry MEMFD handles");
+	const uint32_t placement = uda_backend_set_required_placement(set_list, set_index);
+	if (placement && placement != UDA_PLACEMENT_SYSTEM)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "the set requires placement %u; a memfd is ordinary system memory", placement);
 
 	result = uda_backend_linear_layout(assertion, set_list, set_index, &out->metadata);
 	if (result != UDA_SUCCESS)

@@ -172,6 +172,12 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	if (uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD) && !handles)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: host memory sets are allocated by the system backend and imported");
+	/* Vulkan promises neither physically contiguous memory nor, without
+	 * protected queues, protected memory: such sets go to a memory source. */
+	const uint32_t placement = uda_backend_set_required_placement(set, set_index);
+	if (placement == UDA_PLACEMENT_CONTIGUOUS || placement == UDA_PLACEMENT_PROTECTED)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: cannot allocate %s memory",
+		                             placement == UDA_PLACEMENT_CONTIGUOUS ? "contiguous" : "protected");
 
 	struct vulkan_allocation *a = calloc(1, sizeof(*a));
 	if (!a)

@@ -449,6 +449,10 @@ typedef enum uda_device_api {
 	UDA_DEVICE_API_GL = 3,
 	UDA_DEVICE_API_DRM = 4,
 	UDA_DEVICE_API_OTHER = 5, /* in-process devices of embedders and tests */
+	/* An allocation-only memory source (a DMA-BUF heap): it takes part in
+	 * no intersection; uda_negotiate_allocate asks it for a set that no
+	 * negotiating device allocates (docs/core.md, "Memory sources"). */
+	UDA_DEVICE_API_DMA_HEAP = 6,
 } uda_device_api;
 
 /* Static name, "VULKAN"; NULL for an unknown value. */

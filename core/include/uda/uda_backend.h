@@ -151,6 +151,12 @@ UDA_API uda_result uda_backend_get_constraint(const uda_capability_set_list *set
 UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, uint32_t set_index,
                                      uda_capability_name name, uint32_t value);
 
+/* The placement the set requires (a PLACEMENT capability flagged
+ * REQUIRED), or 0 when it requires none. A backend that cannot give memory
+ * that placement refuses the set, so that the next device or a memory
+ * source (a DMA-BUF heap) is asked. */
+UDA_API uint32_t uda_backend_set_required_placement(const uda_capability_set_list *set_list, uint32_t set_index);
+
 /* Finds a capability of the set by vendor and name. For a LOCAL one pass
  * the owner's device UUID (the backend's own, to find what it put there);
  * NULL finds only capabilities that are not LOCAL. The payload points into
