@@ -11,6 +11,10 @@
 
 #define DMA_HEAP_BACKEND_NAME "dma-heap"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The placement a heap's name says it gives (the mainline names: "system",
  * "linux,cma" and other CMA or "reserved" regions, vendors' "secure" or
  * "protected" ones), 0 for a name that says nothing uda can rely on. */
@@ -24,5 +28,9 @@ uda_result dma_heap_device_add(uda_context *ctx, const char *name, const struct 
 
 /* Every heap `io` lists, registered; the count registered. */
 uint32_t dma_heap_devices_add_all(uda_context *ctx, const struct dma_heap_io *io);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

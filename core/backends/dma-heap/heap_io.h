@@ -11,6 +11,10 @@
 #define DMA_HEAP_NAME_MAX 64
 #define DMA_HEAP_MAX 16
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct dma_heap_io {
 	/* Fills names[] with the heaps there are (at most DMA_HEAP_MAX);
 	 * returns their count, 0 when there is no heap directory. */
@@ -26,5 +30,9 @@ struct dma_heap_io {
 
 /* The kernel's: /dev/dma_heap/<name>. */
 extern const struct dma_heap_io dma_heap_io_kernel;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
