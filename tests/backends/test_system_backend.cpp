@@ -176,6 +176,46 @@ TEST_F(SystemBackend, AllocatesSealedPageRoundedLinearMemory)
 	EXPECT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, &fd), UDA_ERROR_UNSUPPORTED);
 }
 
+// Where /dev/udmabuf is, system memory also travels as a DMA-BUF (a second
+// set, DMA_BUF required) for consumers that import nothing else; where it
+// is not, that set is absent and a DMA-BUF export is refused.
+TEST_F(SystemBackend, DmaBufsOfSystemMemoryWhereUdmabufIs)
+{
+	const bool udmabuf = access("/dev/udmabuf", R_OK | W_OK) == 0;
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 64, DRM_FORMAT_XRGB8888, 0};
+	uda_capability_set_list *list = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(device, &assertion, &cpu_usage, &list), UDA_SUCCESS);
+	ListPtr owned(list);
+	uint32_t count = 0;
+	ASSERT_EQ(uda_capability_set_list_get_count(list, &count), UDA_SUCCESS);
+	ASSERT_EQ(count, udmabuf ? 2u : 1u);
+	if (!udmabuf) {
+		AllocationPtr allocation = allocate(64, 64, DRM_FORMAT_XRGB8888);
+		ASSERT_TRUE(allocation);
+		int fd = -1;
+		EXPECT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_ERROR_UNSUPPORTED);
+		GTEST_SKIP() << "no /dev/udmabuf on this machine: the DMA-BUF set is absent, as it should be";
+	}
+	EXPECT_TRUE(uda_backend_set_has_u32(list, 1, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF));
+	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, device, &assertion, list, 1};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_allocate(&info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	AllocationPtr allocation(raw);
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(raw, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
+	static_cast<uint8_t *>(pointer)[100] = 0x77;
+	ASSERT_EQ(uda_allocation_unmap(raw), UDA_SUCCESS);
+	int fd = -1;
+	ASSERT_EQ(uda_allocation_export(raw, UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	uda_allocation_metadata m = {};
+	ASSERT_EQ(uda_allocation_get_metadata(raw, &m), UDA_SUCCESS);
+	void *dma_buf = mmap(nullptr, m.size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(dma_buf, MAP_FAILED);
+	EXPECT_EQ(static_cast<const uint8_t *>(dma_buf)[100], 0x77) << "the same pages";
+	munmap(dma_buf, m.size);
+	close(fd);
+}
+
 TEST_F(SystemBackend, LaysOutEveryPlaneOfNv12)
 {
 	AllocationPtr allocation = allocate(64, 33, DRM_FORMAT_NV12);

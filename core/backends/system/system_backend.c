@@ -19,6 +19,8 @@
 
 #include <uda/uda_backend.h>
 
+#include "udmabuf.h"
+
 #define SYSTEM_BACKEND_NAME "system"
 
 /* Fixed identifiers: the CPU has no Vulkan or GL UUID, and these can never
@@ -28,6 +30,8 @@ static const uint8_t system_driver_uuid[UDA_UUID_SIZE] = "uda-memfd";
 
 struct system_device {
 	uint64_t page_size;
+	/* /dev/udmabuf is there: allocations also travel as DMA-BUFs. */
+	bool udmabuf;
 };
 
 struct system_allocation {
@@ -50,30 +54,19 @@ static bool usage_atom_supported(const uda_usage_atom *atom)
 	}
 }
 
-static uda_result system_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
-                                             const uda_usage *usage, uda_capability_set_list *out_list)
+/* One set: linear pages travelling as `handle` (REQUIRED: nothing else
+ * reaches this memory); placement and CPU access are facts others may
+ * ignore. */
+static uda_result append_set(uda_context *ctx, const struct system_device *device, const uda_format_info *format,
+                             uda_handle_type handle, uda_capability_set_list *out_list)
 {
-	struct system_device *device = device_data;
-	for (uint32_t i = 0; i < usage->atom_count; i++) {
-		if (!usage_atom_supported(&usage->atoms[i]))
-			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-			                             "system memory serves CPU and transfer usage only (atom %u:%u)",
-			                             usage->atoms[i].vendor, usage->atoms[i].name);
-	}
-	uda_format_info format;
-	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "unknown format");
-
 	uda_capability_set_builder *builder;
 	uda_result result = uda_capability_set_builder_create(ctx, &builder);
 	if (result != UDA_SUCCESS)
 		return result;
-	/* Without the memfd nothing else can reach this memory, hence
-	 * REQUIRED; placement and CPU access are facts others may ignore. */
+	result = uda_capability_set_builder_add_layout(builder, DRM_FORMAT_MOD_LINEAR, 0);
 	if (result == UDA_SUCCESS)
-		result = uda_capability_set_builder_add_layout(builder, DRM_FORMAT_MOD_LINEAR, 0);
-	if (result == UDA_SUCCESS)
-		result = uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD,
+		result = uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_HANDLE, handle,
 		                                            UDA_CAPABILITY_FLAG_REQUIRED);
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_PLACEMENT, UDA_PLACEMENT_SYSTEM, 0);
@@ -92,10 +85,32 @@ static uda_result system_get_capability_sets(void *device_data, uda_context *ctx
 	/* Rows at whole pixels (blocks) so CPU code can index them. */
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_PITCH_ALIGNMENT,
-		                                                   format.planes[0].bytes_per_block);
+		                                                   format->planes[0].bytes_per_block);
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_list_append_set(out_list, builder);
 	uda_capability_set_builder_destroy(builder);
+	return result;
+}
+
+static uda_result system_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
+                                             const uda_usage *usage, uda_capability_set_list *out_list)
+{
+	struct system_device *device = device_data;
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		if (!usage_atom_supported(&usage->atoms[i]))
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "system memory serves CPU and transfer usage only (atom %u:%u)",
+			                             usage->atoms[i].vendor, usage->atoms[i].name);
+	}
+	uda_format_info format;
+	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "unknown format");
+
+	uda_result result = append_set(ctx, device, &format, UDA_HANDLE_TYPE_MEMFD, out_list);
+	/* The same pages as a udmabuf, for consumers that import DMA-BUFs
+	 * only (a display, a codec); second, since a memfd costs nothing. */
+	if (result == UDA_SUCCESS && device->udmabuf)
+		result = append_set(ctx, device, &format, UDA_HANDLE_TYPE_DMA_BUF, out_list);
 	return result;
 }
 
@@ -103,7 +118,6 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
                                   const uda_capability_set_list *set_list, uint32_t set_index,
                                   uda_backend_allocation *out)
 {
-	(void)device_data;
 	uda_capability layout;
 	uda_result result = uda_capability_set_list_get_layout(set_list, set_index, &layout);
 	if (result != UDA_SUCCESS)
@@ -113,8 +127,12 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
 		memcpy(&modifier, layout.payload, 8);
 	if (layout.name != UDA_CAPABILITY_LAYOUT || modifier != DRM_FORMAT_MOD_LINEAR)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system memory is pitch linear only");
-	if (!uda_backend_set_has_u32(set_list, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD))
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "the set does not carry MEMFD handles");
+	struct system_device *device = device_data;
+	if (!uda_backend_set_has_u32(set_list, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD) &&
+	    !(device->udmabuf && uda_backend_set_has_u32(set_list, set_index, UDA_CAPABILITY_HANDLE,
+	                                                 UDA_HANDLE_TYPE_DMA_BUF)))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "the set carries neither MEMFD nor (udmabuf) "
+		                                                         "DMA-BUF handles");
 	const uint32_t placement = uda_backend_set_required_placement(set_list, set_index);
 	if (placement && placement != UDA_PLACEMENT_SYSTEM)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
@@ -191,10 +209,19 @@ static void system_free(void *device_data, void *allocation_data)
 static uda_result system_export_fd(void *device_data, uda_context *ctx, void *allocation_data,
                                    uda_handle_type handle_type, int *out_fd)
 {
-	(void)device_data;
+	const struct system_device *device = device_data;
 	struct system_allocation *allocation = allocation_data;
+	if (handle_type == UDA_HANDLE_TYPE_DMA_BUF && device->udmabuf) {
+		/* Sealed against shrinking and page-sized: what udmabuf asks. */
+		int fd = udmabuf_create(allocation->fd, allocation->size);
+		if (fd < 0)
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "UDMABUF_CREATE: %s", strerror(-fd));
+		*out_fd = fd;
+		return UDA_SUCCESS;
+	}
 	if (handle_type != UDA_HANDLE_TYPE_MEMFD)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system memory exports MEMFD handles only");
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "system memory exports MEMFD handles, and DMA-BUFs where /dev/udmabuf is");
 	int fd = fcntl(allocation->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "dup: %s", strerror(errno));
@@ -254,6 +281,7 @@ static uda_result system_load(uda_context *ctx, void **out_backend_data)
 	if (!device)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	device->page_size = page_size > 0 ? (uint64_t)page_size : 4096;
+	device->udmabuf = udmabuf_available();
 
 	uda_device_create_info info = {
 		.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
