@@ -154,21 +154,6 @@ static uint32_t memory_sources(uda_context *ctx, uda_device **out)
 	return count;
 }
 
-static const char *placement_name(uint32_t placement)
-{
-	switch (placement) {
-	case UDA_PLACEMENT_SYSTEM:
-		return "system";
-	case UDA_PLACEMENT_DEVICE_LOCAL:
-		return "device-local";
-	case UDA_PLACEMENT_CONTIGUOUS:
-		return "contiguous";
-	case UDA_PLACEMENT_PROTECTED:
-		return "protected";
-	}
-	return "unknown";
-}
-
 /* The selection rule, set by set in the negotiated order: the negotiating
  * devices first, in the order given; then, when none of them allocated the
  * set (a placement they cannot give, or none allocates at all), the
@@ -223,7 +208,7 @@ uda_result uda_negotiate_allocate(uda_context *ctx, const uda_negotiation_info *
 		uda_context_set_error(ctx, result,
 		                      "no negotiating device and no memory source (DMA-BUF heap) allocates %s memory, "
 		                      "which the negotiated set requires",
-		                      placement_name(missing_placement));
+		                      uda_placement_to_string(missing_placement));
 	return result;
 }
 

@@ -85,3 +85,18 @@ bool capability_record_from_public(const uda_capability *cap, struct uda_capabil
 	out->hash = capability_identity_hash(cap->vendor, cap->name, cap->length, cap->payload);
 	return true;
 }
+
+const char *uda_placement_to_string(uint32_t placement)
+{
+	switch (placement) {
+	case UDA_PLACEMENT_SYSTEM:
+		return "system";
+	case UDA_PLACEMENT_DEVICE_LOCAL:
+		return "device-local";
+	case UDA_PLACEMENT_CONTIGUOUS:
+		return "contiguous";
+	case UDA_PLACEMENT_PROTECTED:
+		return "protected";
+	}
+	return "unknown";
+}

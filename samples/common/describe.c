@@ -27,22 +27,6 @@ const char *describe_handle_type(uint32_t type)
 	}
 }
 
-static const char *placement_name(uint32_t p)
-{
-	switch (p) {
-	case UDA_PLACEMENT_SYSTEM:
-		return "system";
-	case UDA_PLACEMENT_DEVICE_LOCAL:
-		return "device-local";
-	case UDA_PLACEMENT_CONTIGUOUS:
-		return "contiguous";
-	case UDA_PLACEMENT_PROTECTED:
-		return "protected";
-	default:
-		return "unknown";
-	}
-}
-
 void describe_uuid(const uint8_t uuid[UDA_UUID_SIZE], char out[37])
 {
 	char *o = out;
@@ -66,7 +50,7 @@ void describe_capability(const uda_capability *cap, char *buf, size_t size)
 	} else if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE && cap->length == 4) {
 		n = snprintf(buf, size, "handle %s", describe_handle_type((uint32_t)read_le(cap->payload, 4)));
 	} else if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_PLACEMENT && cap->length == 4) {
-		n = snprintf(buf, size, "placement %s", placement_name((uint32_t)read_le(cap->payload, 4)));
+		n = snprintf(buf, size, "placement %s", uda_placement_to_string((uint32_t)read_le(cap->payload, 4)));
 	} else if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_CPU_ACCESS && cap->length == 4) {
 		n = snprintf(buf, size, "cpu %s",
 		             read_le(cap->payload, 4) == UDA_CPU_ACCESS_COHERENT ? "coherent" : "mappable");

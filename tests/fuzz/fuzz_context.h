@@ -4,6 +4,7 @@
 #ifndef UDA_FUZZ_CONTEXT_H
 #define UDA_FUZZ_CONTEXT_H
 
+#include <dirent.h>
 #include <stdlib.h>
 
 #include <uda/uda.h>
@@ -18,6 +19,19 @@ static inline uda_context *fuzz_context_create(void)
 	if (uda_context_create(&info, &ctx) != UDA_SUCCESS)
 		abort();
 	return ctx;
+}
+
+/* Open descriptors of the process, for the targets' leak checks. */
+static inline int fuzz_open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	int count = 0;
+	if (!dir)
+		return -1;
+	while (readdir(dir))
+		count++;
+	closedir(dir);
+	return count;
 }
 
 #endif

@@ -17,17 +17,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	int count = 0;
-	if (!dir)
-		return -1;
-	while (readdir(dir))
-		count++;
-	closedir(dir);
-	return count;
-}
 
 static uda_result accept_sets(void *data, uda_context *ctx, const uda_assertion *assertion, const uda_usage *usage,
                               uda_capability_set_list *out)
@@ -87,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (uda_context_add_device(ctx, &info, &device) != UDA_SUCCESS)
 		abort();
 
-	const int fds_before = open_fds();
+	const int fds_before = fuzz_open_fds();
 	int fd = memfd_create("uda-fuzz", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0 || ftruncate(fd, memfd_size) != 0)
 		abort();
@@ -123,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uda_capability_set_list_destroy(set);
 	}
 	close(fd);
-	if (open_fds() != fds_before)
+	if (fuzz_open_fds() != fds_before)
 		abort();
 	uda_context_destroy(ctx);
 	return 0;

@@ -304,17 +304,6 @@ static void check_restored(const struct chain *chain)
 	}
 }
 
-static int open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	int count = 0;
-	if (!dir)
-		return -1;
-	while (readdir(dir))
-		count++;
-	closedir(dir);
-	return count;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -324,7 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	driver_result = take_u8(&in) & 1 ? VK_SUCCESS : VK_ERROR_OUT_OF_DEVICE_MEMORY;
 	host_type_bits = take_u32(&in);
 
-	const int fds_before = open_fds();
+	const int fds_before = fuzz_open_fds();
 	memfd_of_allocation = memfd_create("uda-fuzz-layer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (memfd_of_allocation < 0 || ftruncate(memfd_of_allocation, ALLOCATION_SIZE) != 0 ||
 	    fcntl(memfd_of_allocation, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
@@ -415,7 +404,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uda_allocation_destroy(allocation);
 	uda_context_destroy(ctx);
 	close(memfd_of_allocation);
-	if (open_fds() != fds_before)
+	if (fuzz_open_fds() != fds_before)
 		abort();
 	return 0;
 }

@@ -42,20 +42,6 @@ uint32_t dma_heap_placement(const char *name)
 	return 0;
 }
 
-static const char *placement_name(uint32_t placement)
-{
-	switch (placement) {
-	case UDA_PLACEMENT_SYSTEM:
-		return "system";
-	case UDA_PLACEMENT_CONTIGUOUS:
-		return "contiguous";
-	case UDA_PLACEMENT_PROTECTED:
-		return "protected";
-	default:
-		return "device-local";
-	}
-}
-
 static uda_result heap_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
                                            const uda_usage *usage, uda_capability_set_list *out_list)
 {
@@ -119,8 +105,8 @@ static uda_result heap_allocate(void *data, uda_context *ctx, const uda_assertio
 	const uint32_t required = uda_backend_set_required_placement(set, set_index);
 	if (required ? required != heap->placement : heap->placement != UDA_PLACEMENT_SYSTEM)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "heap %s gives %s memory, the set requires %s",
-		                             heap->name, placement_name(heap->placement),
-		                             required ? placement_name(required) : "none (left to a system heap)");
+		                             heap->name, uda_placement_to_string(heap->placement),
+		                             required ? uda_placement_to_string(required) : "none (left to a system heap)");
 
 	result = uda_backend_linear_layout(assertion, set, set_index, &out->metadata);
 	if (result != UDA_SUCCESS)
@@ -254,7 +240,7 @@ uda_result dma_heap_device_add(uda_context *ctx, const char *name, const struct 
 	long page_size = sysconf(_SC_PAGESIZE);
 	heap->page_size = page_size > 0 ? (uint64_t)page_size : 4096;
 	char device_name[DMA_HEAP_NAME_MAX + 32];
-	snprintf(device_name, sizeof(device_name), "DMA-BUF heap %s (%s)", name, placement_name(placement));
+	snprintf(device_name, sizeof(device_name), "DMA-BUF heap %s (%s)", name, uda_placement_to_string(placement));
 	uda_device_create_info info = {
 		.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.name = device_name,

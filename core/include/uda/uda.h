@@ -308,6 +308,9 @@ typedef enum uda_placement {
 	UDA_PLACEMENT_PROTECTED = 4,
 } uda_placement;
 
+/* "system", "device-local", "contiguous", "protected"; "unknown" else. */
+UDA_API const char *uda_placement_to_string(uint32_t placement);
+
 typedef enum uda_cpu_access {
 	UDA_CPU_ACCESS_MAPPABLE = 1,
 	UDA_CPU_ACCESS_COHERENT = 2,
