@@ -25,6 +25,8 @@ struct uda_allocation {
 	uda_backend_allocation backend;
 	bool imported;
 	bool read_only; /* UDA_IMPORT_READ_ONLY */
+	bool has_color;
+	uda_color_info color;
 	void *mapping;
 };
 
@@ -321,7 +323,33 @@ uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, u
 		return result;
 	uda_allocation_metadata m = allocation->backend.metadata;
 	m.handle_type = handle_type;
+	m.next = allocation->has_color ? &allocation->color : NULL;
 	return uda_allocation_metadata_serialize(ctx, &m, allocation->set, 0, data, capacity, out_size);
+}
+
+uda_result uda_allocation_set_color_info(uda_allocation *allocation, const uda_color_info *color)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	if (color) {
+		uda_result result = color_info_check(allocation->ctx, UDA_ERROR_INVALID_ARGUMENT, color);
+		if (result != UDA_SUCCESS)
+			return result;
+		allocation->color = *color;
+	}
+	allocation->has_color = color != NULL;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_allocation_get_color_info(const uda_allocation *allocation, uda_color_info *out_color)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, out_color);
+	if (!allocation->has_color)
+		return uda_context_set_error(allocation->ctx, UDA_ERROR_NOT_FOUND, "the allocation has no colour information");
+	*out_color = allocation->color;
+	return UDA_SUCCESS;
 }
 
 /* The size of what fd refers to, or -1 where the kernel cannot say. */
@@ -438,7 +466,12 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 	if (result != UDA_SUCCESS)
 		return result;
 	UDA_CHECK_ARG(ctx, out_allocation && info->metadata);
-	UDA_CHECK_ARG(ctx, info->metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA && !info->metadata->next);
+	UDA_CHECK_ARG(ctx, info->metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA);
+	bool invalid_chain;
+	const uda_color_info *color = metadata_color_info(info->metadata, &invalid_chain);
+	UDA_CHECK_ARG(ctx, !invalid_chain);
+	if (color && (result = color_info_check(ctx, UDA_ERROR_INVALID_ARGUMENT, color)) != UDA_SUCCESS)
+		return result;
 	UDA_CHECK_ARG(ctx, info->set_list && info->set_list->ctx == ctx);
 	if (info->set_index >= info->set_list->set_count)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)",
@@ -488,8 +521,12 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 	}
 	backend.metadata = *m; /* the importer sees the exporter's layout */
 	result = allocation_wrap(device, set, NULL, &backend, true, out_allocation);
-	if (result == UDA_SUCCESS)
+	if (result == UDA_SUCCESS) {
 		(*out_allocation)->read_only = read_only;
+		(*out_allocation)->has_color = color != NULL;
+		if (color)
+			(*out_allocation)->color = *color;
+	}
 	return result;
 }
 
@@ -500,9 +537,13 @@ uda_result uda_import_serialized(uda_device *device, int fd, const void *data, s
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_allocation_metadata metadata;
 	uda_capability_set_list *set;
-	uda_result result = uda_allocation_metadata_deserialize(device->ctx, data, size, &metadata, &set);
+	uda_color_info color;
+	bool has_color = false;
+	uda_result result = allocation_metadata_read(device->ctx, data, size, &metadata, &set, &color, &has_color);
 	if (result != UDA_SUCCESS)
 		return result;
+	if (has_color)
+		metadata.next = &color; /* the import keeps it */
 	uda_import_info info = {
 		.type = UDA_STRUCTURE_TYPE_IMPORT_INFO,
 		.device = device,

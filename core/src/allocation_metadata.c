@@ -6,6 +6,12 @@
  *   u64 size, u32 plane count, plane count x {u64 offset, u64 pitch}
  *   16-byte device UUID, 16-byte driver UUID
  *   the capability set the memory satisfies, as a one-set list blob
+ *   version 2 only: u32 magic "UDAC", u32 primaries, u32 transfer,
+ *     8 x u16 chromaticities (display primaries x/y, white point x/y),
+ *     u32 max and min mastering luminance, u32 MaxCLL, u32 MaxFALL
+ *
+ * Version 1 is written whenever there is no colour information, so peers
+ * of before colour information read everything but colour metadata.
  *
  * The same consistency check runs before serializing and after
  * deserializing, so what one process accepts to send, the other accepts to
@@ -20,6 +26,8 @@
 
 #define METADATA_MAGIC   0x4d414455u /* "UDAM" */
 #define METADATA_VERSION 1u
+#define METADATA_VERSION_COLOR 2u
+#define COLOR_MAGIC 0x43414455u /* "UDAC" */
 
 #define INVALID(result, ...) uda_context_set_error(ctx, (result), __VA_ARGS__)
 
@@ -104,11 +112,34 @@ uda_result allocation_metadata_check(uda_context *ctx, uda_result fail, const ud
 	return UDA_SUCCESS;
 }
 
+uda_result color_info_check(uda_context *ctx, uda_result fail, const uda_color_info *c)
+{
+	if (c->type != UDA_STRUCTURE_TYPE_COLOR_INFO || c->next)
+		return INVALID(fail, "colour information: type %d, or a next chain", (int)c->type);
+	if ((unsigned)c->primaries > UDA_COLOR_PRIMARIES_DISPLAY_P3 || (unsigned)c->transfer > UDA_TRANSFER_FUNCTION_BT709)
+		return INVALID(fail, "colour information: primaries %u, transfer function %u", (unsigned)c->primaries,
+		               (unsigned)c->transfer);
+	for (int i = 0; i < 3; i++) {
+		if (c->display_primaries_x[i] > 50000 || c->display_primaries_y[i] > 50000)
+			return INVALID(fail, "colour information: a display primary beyond 1.0");
+	}
+	if (c->white_point_x > 50000 || c->white_point_y > 50000)
+		return INVALID(fail, "colour information: a white point beyond 1.0");
+	return UDA_SUCCESS;
+}
+
+const uda_color_info *metadata_color_info(const uda_allocation_metadata *metadata, bool *out_invalid)
+{
+	const uda_color_info *color = metadata->next;
+	*out_invalid = color && color->type != UDA_STRUCTURE_TYPE_COLOR_INFO;
+	return *out_invalid ? NULL : color;
+}
+
 static void write_metadata(struct byte_writer *w, const uda_allocation_metadata *m, const uda_capability_set_list *list,
-                           uint32_t set_index)
+                           uint32_t set_index, const uda_color_info *color)
 {
 	write_u32(w, METADATA_MAGIC);
-	write_u16(w, METADATA_VERSION);
+	write_u16(w, color ? METADATA_VERSION_COLOR : METADATA_VERSION);
 	write_u16(w, 0);
 	write_u32(w, 0); /* total size, patched below */
 	write_u32(w, m->width);
@@ -124,6 +155,21 @@ static void write_metadata(struct byte_writer *w, const uda_allocation_metadata 
 	write_bytes(w, m->device_uuid, UDA_UUID_SIZE);
 	write_bytes(w, m->driver_uuid, UDA_UUID_SIZE);
 	capability_set_list_write(w, list, set_index, 1);
+	if (color) {
+		write_u32(w, COLOR_MAGIC);
+		write_u32(w, (uint32_t)color->primaries);
+		write_u32(w, (uint32_t)color->transfer);
+		for (int i = 0; i < 3; i++) {
+			write_u16(w, color->display_primaries_x[i]);
+			write_u16(w, color->display_primaries_y[i]);
+		}
+		write_u16(w, color->white_point_x);
+		write_u16(w, color->white_point_y);
+		write_u32(w, color->max_display_mastering_luminance);
+		write_u32(w, color->min_display_mastering_luminance);
+		write_u32(w, color->max_content_light_level);
+		write_u32(w, color->max_frame_average_light_level);
+	}
 	patch_u32(w, 8, (uint32_t)w->size);
 }
 
@@ -135,7 +181,15 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, metadata && set_list && out_size);
 	UDA_CHECK_ARG(ctx, data || capacity == 0);
-	UDA_CHECK_ARG(ctx, metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA && !metadata->next);
+	UDA_CHECK_ARG(ctx, metadata->type == UDA_STRUCTURE_TYPE_ALLOCATION_METADATA);
+	bool invalid_chain;
+	const uda_color_info *color = metadata_color_info(metadata, &invalid_chain);
+	UDA_CHECK_ARG(ctx, !invalid_chain);
+	if (color) {
+		uda_result checked = color_info_check(ctx, UDA_ERROR_INVALID_ARGUMENT, color);
+		if (checked != UDA_SUCCESS)
+			return checked;
+	}
 	UDA_CHECK_ARG(ctx, set_list->ctx == ctx);
 	if (set_index >= set_list->set_count)
 		return INVALID(UDA_ERROR_INVALID_ARGUMENT, "set index %u out of range (list holds %u)", set_index,
@@ -150,7 +204,7 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 		return result;
 
 	struct byte_writer measure = {0};
-	write_metadata(&measure, metadata, set_list, set_index);
+	write_metadata(&measure, metadata, set_list, set_index, color);
 	/* The reader refuses anything larger (and the size field is a u32). */
 	if (measure.size > UDA_MAX_SERIALIZED_SIZE)
 		return INVALID(UDA_ERROR_OVERFLOW, "serialized metadata would take %zu bytes, more than %u",
@@ -161,8 +215,32 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 	if (capacity < measure.size)
 		return INVALID(UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed", capacity, measure.size);
 	struct byte_writer w = {.data = data, .capacity = capacity};
-	write_metadata(&w, metadata, set_list, set_index);
+	write_metadata(&w, metadata, set_list, set_index, color);
 	return UDA_SUCCESS;
+}
+
+static uda_result read_color(uda_context *ctx, struct byte_reader *r, uda_color_info *out)
+{
+	uda_color_info c = {.type = UDA_STRUCTURE_TYPE_COLOR_INFO};
+	const uint32_t magic = read_u32(r);
+	c.primaries = (uda_color_primaries)read_u32(r);
+	c.transfer = (uda_transfer_function)read_u32(r);
+	for (int i = 0; i < 3; i++) {
+		c.display_primaries_x[i] = read_u16(r);
+		c.display_primaries_y[i] = read_u16(r);
+	}
+	c.white_point_x = read_u16(r);
+	c.white_point_y = read_u16(r);
+	c.max_display_mastering_luminance = read_u32(r);
+	c.min_display_mastering_luminance = read_u32(r);
+	c.max_content_light_level = read_u32(r);
+	c.max_frame_average_light_level = read_u32(r);
+	if (r->failed || magic != COLOR_MAGIC)
+		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: truncated or unmarked colour information");
+	uda_result result = color_info_check(ctx, UDA_ERROR_INVALID_DATA, &c);
+	if (result == UDA_SUCCESS)
+		*out = c;
+	return result;
 }
 
 uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *data, size_t size,
@@ -172,6 +250,36 @@ uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *dat
 	if (!ctx)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(ctx, out_metadata && out_set_list);
+	uda_color_info color;
+	bool has_color;
+	return allocation_metadata_read(ctx, data, size, out_metadata, out_set_list, &color, &has_color);
+}
+
+uda_result uda_allocation_metadata_deserialize_color_info(uda_context *ctx, const void *data, size_t size,
+                                                          uda_color_info *out_color)
+{
+	if (!ctx)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(ctx, out_color);
+	uda_allocation_metadata m;
+	uda_capability_set_list *list;
+	uda_color_info color;
+	bool has_color = false;
+	uda_result result = allocation_metadata_read(ctx, data, size, &m, &list, &color, &has_color);
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_capability_set_list_destroy(list);
+	if (!has_color)
+		return uda_context_set_error(ctx, UDA_ERROR_NOT_FOUND, "the metadata carries no colour information");
+	*out_color = color;
+	return UDA_SUCCESS;
+}
+
+uda_result allocation_metadata_read(uda_context *ctx, const void *data, size_t size,
+                                    uda_allocation_metadata *out_metadata, uda_capability_set_list **out_set_list,
+                                    uda_color_info *out_color, bool *out_has_color)
+{
+	*out_has_color = false;
 	UDA_CHECK_ARG(ctx, data || size == 0);
 	if (size > UDA_MAX_SERIALIZED_SIZE)
 		return INVALID(UDA_ERROR_INVALID_DATA, "metadata of %zu bytes, more than %u", size,
@@ -186,9 +294,9 @@ uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *dat
 		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: truncated header");
 	if (magic != METADATA_MAGIC)
 		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: bad magic 0x%08x", magic);
-	if (version != METADATA_VERSION || reserved)
-		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: version %u, this library reads %u", version,
-		               METADATA_VERSION);
+	if ((version != METADATA_VERSION && version != METADATA_VERSION_COLOR) || reserved)
+		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: version %u, this library reads %u and %u", version,
+		               METADATA_VERSION, METADATA_VERSION_COLOR);
 	if (total_size != size)
 		return INVALID(UDA_ERROR_INVALID_DATA, "metadata: size field %u, %zu bytes given", total_size, size);
 
@@ -221,6 +329,8 @@ uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *dat
 	if (list->set_count != 1)
 		result = INVALID(UDA_ERROR_INVALID_DATA, "metadata: %u capability sets, exactly 1 expected",
 		                 list->set_count);
+	else if (version == METADATA_VERSION_COLOR && (result = read_color(ctx, &r, out_color)) != UDA_SUCCESS)
+		; /* the message is set */
 	else if (r.offset != size)
 		result = INVALID(UDA_ERROR_INVALID_DATA, "metadata: %zu trailing bytes", size - r.offset);
 	else if (!handle_type_known(m.handle_type))
@@ -233,5 +343,6 @@ uda_result uda_allocation_metadata_deserialize(uda_context *ctx, const void *dat
 	}
 	*out_metadata = m;
 	*out_set_list = list;
+	*out_has_color = version == METADATA_VERSION_COLOR;
 	return UDA_SUCCESS;
 }

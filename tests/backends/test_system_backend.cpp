@@ -571,6 +571,48 @@ TEST_F(SystemBadImport, ReadOnlyImportsCannotWrite)
 	EXPECT_EQ(open_fd_count(), before);
 }
 
+// Colour information set on an allocation reaches its imports, through
+// serialized metadata (another process) and through uda_import.
+TEST_F(SystemBadImport, ColorInformationReachesTheImport)
+{
+	uda_color_info color = {};
+	color.type = UDA_STRUCTURE_TYPE_COLOR_INFO;
+	color.primaries = UDA_COLOR_PRIMARIES_BT2020;
+	color.transfer = UDA_TRANSFER_FUNCTION_HLG;
+	color.max_content_light_level = 1000;
+	uda_color_info got = {};
+	EXPECT_EQ(uda_allocation_get_color_info(allocation.get(), &got), UDA_ERROR_NOT_FOUND);
+	ASSERT_EQ(uda_allocation_set_color_info(allocation.get(), &color), UDA_SUCCESS);
+
+	size_t size = 0;
+	ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_MEMFD, nullptr, 0, &size),
+	          UDA_SUCCESS);
+	std::vector<uint8_t> bytes(size);
+	ASSERT_EQ(uda_allocation_serialize_metadata(allocation.get(), UDA_HANDLE_TYPE_MEMFD, bytes.data(), size, &size),
+	          UDA_SUCCESS);
+	uda_allocation *imported = nullptr;
+	ASSERT_EQ(uda_import_serialized(device, fd, bytes.data(), size, &imported), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	ASSERT_EQ(uda_allocation_get_color_info(imported, &got), UDA_SUCCESS);
+	EXPECT_EQ(0, std::memcmp(&got, &color, sizeof(color)));
+	uda_allocation_destroy(imported);
+
+	uda_allocation_metadata with_color = metadata;
+	with_color.next = &color;
+	uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, device, fd, &with_color, set, 0};
+	ASSERT_EQ(uda_import(&info, &imported), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	got = {};
+	ASSERT_EQ(uda_allocation_get_color_info(imported, &got), UDA_SUCCESS);
+	EXPECT_EQ(got.transfer, UDA_TRANSFER_FUNCTION_HLG);
+	uda_allocation_destroy(imported);
+
+	// Cleared, and bad values refused.
+	ASSERT_EQ(uda_allocation_set_color_info(allocation.get(), nullptr), UDA_SUCCESS);
+	EXPECT_EQ(uda_allocation_get_color_info(allocation.get(), &got), UDA_ERROR_NOT_FOUND);
+	color.primaries = static_cast<uda_color_primaries>(77);
+	EXPECT_EQ(uda_allocation_set_color_info(allocation.get(), &color), UDA_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(SystemBadImport, ClosedFd)
 {
 	expect_refused(-1, metadata, UDA_ERROR_INVALID_ARGUMENT, "is not open");

@@ -424,6 +424,81 @@ TEST_F(Serialize, MetadataTruncationsAndFlipsAreRejected)
 	}
 }
 
+uda_color_info hdr10_color()
+{
+	uda_color_info c = {};
+	c.type = UDA_STRUCTURE_TYPE_COLOR_INFO;
+	c.primaries = UDA_COLOR_PRIMARIES_BT2020;
+	c.transfer = UDA_TRANSFER_FUNCTION_PQ;
+	// A DCI-P3 D65 mastering display, 1000 cd/m^2 down to 0.005.
+	const uint16_t x[3] = {34000, 13250, 7500}, y[3] = {16000, 34500, 3000};
+	for (int i = 0; i < 3; i++) {
+		c.display_primaries_x[i] = x[i];
+		c.display_primaries_y[i] = y[i];
+	}
+	c.white_point_x = 15635;
+	c.white_point_y = 16450;
+	c.max_display_mastering_luminance = 1000;
+	c.min_display_mastering_luminance = 50;
+	c.max_content_light_level = 800;
+	c.max_frame_average_light_level = 400;
+	return c;
+}
+
+// HDR static metadata travels with the allocation metadata (version 2);
+// without colour information the bytes stay version 1.
+TEST_F(Serialize, ColorInformationTravelsWithTheMetadata)
+{
+	auto set = linear_set();
+	uda_allocation_metadata m = sample_metadata();
+	const std::vector<uint8_t> plain = serialize_metadata(m, set.get());
+	EXPECT_EQ(plain[4], 1u) << "version 1 without colour";
+	uda_color_info back = {};
+	EXPECT_EQ(uda_allocation_metadata_deserialize_color_info(ctx.get(), plain.data(), plain.size(), &back),
+	          UDA_ERROR_NOT_FOUND);
+
+	const uda_color_info color = hdr10_color();
+	m.next = &color;
+	const std::vector<uint8_t> blob = serialize_metadata(m, set.get());
+	EXPECT_EQ(blob[4], 2u);
+	EXPECT_EQ(blob.size(), plain.size() + 44);
+	uda_allocation_metadata back_metadata;
+	ListPtr back_set;
+	ASSERT_EQ(deserialize_metadata(blob, &back_metadata, &back_set), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	EXPECT_EQ(back_metadata.next, nullptr);
+	EXPECT_EQ(back_metadata.size, m.size);
+	ASSERT_EQ(uda_allocation_metadata_deserialize_color_info(ctx.get(), blob.data(), blob.size(), &back),
+	          UDA_SUCCESS);
+	EXPECT_EQ(0, memcmp(&back, &color, sizeof(color)));
+
+	// Out-of-range values are refused on both sides.
+	uda_color_info bad = color;
+	bad.white_point_x = 50001;
+	m.next = &bad;
+	size_t size = 0;
+	EXPECT_EQ(uda_allocation_metadata_serialize(ctx.get(), &m, set.get(), 0, nullptr, 0, &size),
+	          UDA_ERROR_INVALID_ARGUMENT);
+	bad = color;
+	bad.transfer = static_cast<uda_transfer_function>(9);
+	EXPECT_EQ(uda_allocation_metadata_serialize(ctx.get(), &m, set.get(), 0, nullptr, 0, &size),
+	          UDA_ERROR_INVALID_ARGUMENT);
+	std::vector<uint8_t> corrupt = blob;
+	corrupt[blob.size() - 44 + 24] = 0xff; // white point x
+	corrupt[blob.size() - 44 + 25] = 0xff;
+	EXPECT_EQ(deserialize_metadata(corrupt), UDA_ERROR_INVALID_DATA);
+	corrupt = blob;
+	corrupt[blob.size() - 44] ^= 1; // the colour block's magic
+	EXPECT_EQ(deserialize_metadata(corrupt), UDA_ERROR_INVALID_DATA);
+	for (size_t n = plain.size(); n < blob.size(); n++)
+		EXPECT_EQ(deserialize_metadata(std::vector<uint8_t>(blob.begin(), blob.begin() + n)), UDA_ERROR_INVALID_DATA)
+			<< "length " << n;
+	// Any other struct chained to the metadata is refused.
+	const uda_assertion stray = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 1, 1, 0, 0};
+	m.next = &stray;
+	EXPECT_EQ(uda_allocation_metadata_serialize(ctx.get(), &m, set.get(), 0, nullptr, 0, &size),
+	          UDA_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(Serialize, MetadataNeedsExactlyOneSet)
 {
 	auto set = linear_set();

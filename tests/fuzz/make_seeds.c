@@ -129,6 +129,22 @@ int main(int argc, char **argv)
 			m.planes[0].pitch = 2560;
 			m.size = 2560 * 480;
 		}
+		/* The third carries HDR10 colour information (wire version 2). */
+		const uda_color_info color = {
+			.type = UDA_STRUCTURE_TYPE_COLOR_INFO,
+			.primaries = UDA_COLOR_PRIMARIES_BT2020,
+			.transfer = UDA_TRANSFER_FUNCTION_PQ,
+			.display_primaries_x = {34000, 13250, 7500},
+			.display_primaries_y = {16000, 34500, 3000},
+			.white_point_x = 15635,
+			.white_point_y = 16450,
+			.max_display_mastering_luminance = 1000,
+			.min_display_mastering_luminance = 50,
+			.max_content_light_level = 800,
+			.max_frame_average_light_level = 400,
+		};
+		if (v == 2)
+			m.next = &color;
 		check(uda_allocation_metadata_serialize(ctx, &m, list, 0, buffer, sizeof(buffer), &size), ctx);
 		snprintf(name, sizeof(name), "metadata-%d", v);
 		write_file(argv[1], "allocation_metadata", name, buffer, size);

@@ -84,6 +84,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO = 10,
 	UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO = 11,
 	UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER = 12,
+	UDA_STRUCTURE_TYPE_COLOR_INFO = 13,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -618,10 +619,50 @@ typedef struct uda_allocation_metadata {
 	uint8_t driver_uuid[UDA_UUID_SIZE];
 } uda_allocation_metadata;
 
+/* What the pixels mean: colour primaries, transfer function and, for HDR,
+ * the static metadata of CTA-861-G (the HDR_OUTPUT_METADATA a display
+ * takes). Content information, not a memory property: it is never
+ * negotiated, and travels with the allocation's metadata. */
+typedef enum uda_color_primaries {
+	UDA_COLOR_PRIMARIES_UNSPECIFIED = 0,
+	UDA_COLOR_PRIMARIES_BT709 = 1,  /* and sRGB */
+	UDA_COLOR_PRIMARIES_BT2020 = 2,
+	UDA_COLOR_PRIMARIES_DCI_P3 = 3,
+	UDA_COLOR_PRIMARIES_DISPLAY_P3 = 4,
+} uda_color_primaries;
+
+typedef enum uda_transfer_function {
+	UDA_TRANSFER_FUNCTION_UNSPECIFIED = 0,
+	UDA_TRANSFER_FUNCTION_SRGB = 1,
+	UDA_TRANSFER_FUNCTION_LINEAR = 2, /* scene-linear (FP16 scRGB) */
+	UDA_TRANSFER_FUNCTION_PQ = 3,     /* SMPTE ST 2084 */
+	UDA_TRANSFER_FUNCTION_HLG = 4,    /* ARIB STD-B67 */
+	UDA_TRANSFER_FUNCTION_BT709 = 5,
+} uda_transfer_function;
+
+typedef struct uda_color_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_COLOR_INFO */
+	const void *next;        /* NULL */
+	uda_color_primaries primaries;
+	uda_transfer_function transfer;
+	/* Mastering display, CTA-861-G: chromaticities (red, green, blue,
+	 * then white point) in units of 0.00002 (at most 50000); luminance in
+	 * cd/m^2 (max) and 0.0001 cd/m^2 (min); 0 where unknown. */
+	uint16_t display_primaries_x[3], display_primaries_y[3];
+	uint16_t white_point_x, white_point_y;
+	uint32_t max_display_mastering_luminance;
+	uint32_t min_display_mastering_luminance;
+	/* Content light levels, cd/m^2; 0 where unknown. */
+	uint32_t max_content_light_level;
+	uint32_t max_frame_average_light_level;
+} uda_color_info;
+
 /* Serializes the metadata together with the capability set it satisfies
  * (set_index of set_list). Same buffer conventions as list
  * serialization. Fails if the metadata is inconsistent (planes outside
- * size, plane count against the format). */
+ * size, plane count against the format). metadata->next may hold a
+ * uda_color_info, which then travels too (wire version 2; without one the
+ * bytes are version 1, which every uda reads). */
 UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context, const uda_allocation_metadata *metadata,
                                                      const uda_capability_set_list *set_list, uint32_t set_index,
                                                      void *data, size_t capacity, size_t *out_size);
@@ -630,6 +671,11 @@ UDA_API uda_result uda_allocation_metadata_serialize(uda_context *context, const
 UDA_API uda_result uda_allocation_metadata_deserialize(uda_context *context, const void *data, size_t size,
                                                        uda_allocation_metadata *out_metadata,
                                                        uda_capability_set_list **out_set_list);
+/* The colour information serialized metadata carries, after the same
+ * checks as uda_allocation_metadata_deserialize; UDA_ERROR_NOT_FOUND when
+ * it carries none. */
+UDA_API uda_result uda_allocation_metadata_deserialize_color_info(uda_context *context, const void *data,
+                                                                  size_t size, uda_color_info *out_color);
 
 /* ------------------------------------------------------------------------ */
 /* Allocations                                                               */
@@ -733,6 +779,13 @@ UDA_API uda_result uda_import(const uda_import_info *info, uda_allocation **out_
 /* uda_import from an fd and uda_allocation_serialize_metadata bytes. */
 UDA_API uda_result uda_import_serialized(uda_device *device, int fd, const void *metadata, size_t metadata_size,
                                          uda_allocation **out_allocation);
+
+/* The allocation's colour information, copied (color NULL: none). Export
+ * metadata carries it; uda_import_serialized and uda_import (a
+ * uda_color_info chained to metadata->next) give it to the import. */
+UDA_API uda_result uda_allocation_set_color_info(uda_allocation *allocation, const uda_color_info *color);
+/* UDA_ERROR_NOT_FOUND when the allocation has none. */
+UDA_API uda_result uda_allocation_get_color_info(const uda_allocation *allocation, uda_color_info *out_color);
 
 #define UDA_ACCESS_READ 0x1u
 #define UDA_ACCESS_WRITE 0x2u
