@@ -46,9 +46,7 @@ void platform_set_error(struct uda_platform *platform, EGLint error, const char 
 	va_end(args);
 	/* As the core does with UDA_LOG: EGL_KHR_debug callbacks are rare in
 	 * applications, and a refused swap should be explainable without one. */
-	const char *log = secure_getenv("UDA_LOG");
-	if (log && log[0])
-		fprintf(stderr, "uda-egl-platform: 0x%04x: %s\n", (unsigned)error, message);
+	platform_debug("0x%04x: %s", (unsigned)error, message);
 	if (platform && platform->driver.setError)
 		platform->driver.setError(error, error == EGL_BAD_ALLOC ? EGL_DEBUG_MSG_CRITICAL_KHR : EGL_DEBUG_MSG_ERROR_KHR,
 		                          message);

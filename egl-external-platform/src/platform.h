@@ -175,9 +175,8 @@ struct platform_image {
 /* platform.c */
 /* loadEGLExternalPlatform of a module: a platform serving `serves`
  * (EGL_PLATFORM_UDA, or EGL_PLATFORM_GBM_KHR for uda's gbm_devices). A
- * driver routes each platform enum to the platforms that declare it, and
- * NVIDIA's routes only enums it knows (docs/hardware.md), so GBM comes in a
- * module of its own (entry_gbm.c). */
+ * driver routes each platform enum to the platforms that declare it, one
+ * enum a module, so GBM comes in a module of its own (entry_gbm.c). */
 EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out,
                          EGLenum serves);
 

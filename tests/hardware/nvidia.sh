@@ -81,7 +81,8 @@ mkdir -p "$(dirname "$egl_manifest")"
 sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform.so\"|" \
 	"$build"/manifests/share/egl/egl_external_platform.d/50_uda.json >"$egl_manifest"
 # The same platform declared for EGL_PLATFORM_GBM_KHR, for the GBM suite
-# through NVIDIA's libEGL alone (it routes only platform enums it knows).
+# through NVIDIA's libEGL alone (a driver routes each enum to the modules
+# declaring it).
 gbm_manifest=$work/share/egl/egl_external_platform.d/51_uda_gbm.json
 sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform-gbm.so\"|" \
 	"$build"/manifests/share/egl/egl_external_platform.d/51_uda_gbm.json >"$gbm_manifest"
@@ -149,8 +150,8 @@ step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # container has one, else /dev/null as in CI), and EGL on such a device.
 step test-gbm-backend "$build"/tests/test-gbm-backend
 step test-gbm-egl "$build"/tests/test-gbm-egl
-# EGL on uda's GBM devices through NVIDIA's libEGL alone: EGL_PLATFORM_GBM_KHR
-# is an enum that driver routes to external platforms, EGL_PLATFORM_UDA not.
+# EGL on uda's GBM devices through NVIDIA's libEGL alone, through the module
+# that declares EGL_PLATFORM_GBM_KHR.
 step test-gbm-egl-driver "$build"/tests/test-gbm-egl-driver
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
 # on NVIDIA's driver. Its compiled-in paths are the building machine's, so
