@@ -564,6 +564,15 @@ static uda_result check_access(uda_context *ctx, uint32_t access)
 	return UDA_SUCCESS;
 }
 
+/* An import made with UDA_IMPORT_READ_ONLY gets no CPU write access. */
+static uda_result check_write_allowed(const uda_allocation *allocation, uint32_t access)
+{
+	if (allocation->read_only && (access & UDA_ACCESS_WRITE))
+		return uda_context_set_error(allocation->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "the allocation was imported read-only: no CPU write access");
+	return UDA_SUCCESS;
+}
+
 uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void **out_pointer)
 {
 	if (!allocation)
@@ -575,9 +584,8 @@ uda_result uda_allocation_map(uda_allocation *allocation, uint32_t access, void 
 		return result;
 	if (allocation->mapping)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is already mapped");
-	if (allocation->read_only && (access & UDA_ACCESS_WRITE))
-		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "the allocation was imported read-only: no CPU write access");
+	if ((result = check_write_allowed(allocation, access)) != UDA_SUCCESS)
+		return result;
 	uda_device *device = allocation->device;
 	if (!device->impl->map)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s cannot map for the CPU", device->name);
@@ -618,9 +626,8 @@ static uda_result cpu_access(uda_allocation *allocation, uint32_t access, bool b
 		return result;
 	if (!allocation->mapping)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "allocation is not mapped");
-	if (allocation->read_only && (access & UDA_ACCESS_WRITE))
-		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "the allocation was imported read-only: no CPU write access");
+	if ((result = check_write_allowed(allocation, access)) != UDA_SUCCESS)
+		return result;
 	uda_device *device = allocation->device;
 	uda_result (*fn)(void *, uda_context *, void *, uint32_t) =
 		begin ? device->impl->begin_cpu_access : device->impl->end_cpu_access;

@@ -51,6 +51,14 @@ void vulkan_query_cache_destroy(struct vulkan_query_cache *cache)
 	free(cache);
 }
 
+/* The modifier counts only for the modifier tiling. */
+static struct query_key make_key(VkFormat format, VkImageTiling tiling, uint64_t modifier, VkImageUsageFlags usage,
+                                 VkExternalMemoryHandleTypeFlagBits handle)
+{
+	return (struct query_key){format, tiling, tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? modifier : 0, usage,
+	                          handle};
+}
+
 static bool same_key(const struct query_key *a, const struct query_key *b)
 {
 	return a->format == b->format && a->tiling == b->tiling && a->modifier == b->modifier && a->usage == b->usage &&
@@ -61,8 +69,7 @@ bool vulkan_query_cache_find(struct vulkan_query_cache *cache, VkFormat format, 
                              uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
                              bool *out_supported, struct image_support *out)
 {
-	const struct query_key key = {format, tiling, tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? modifier : 0,
-	                              usage, handle};
+	const struct query_key key = make_key(format, tiling, modifier, usage, handle);
 	bool found = false;
 	pthread_mutex_lock(&cache->lock);
 	for (uint32_t i = 0; i < cache->count && !found; i++) {
@@ -80,8 +87,7 @@ void vulkan_query_cache_add(struct vulkan_query_cache *cache, VkFormat format, V
                             uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
                             bool supported, const struct image_support *support)
 {
-	const struct query_key key = {format, tiling, tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? modifier : 0,
-	                              usage, handle};
+	const struct query_key key = make_key(format, tiling, modifier, usage, handle);
 	pthread_mutex_lock(&cache->lock);
 	struct query_entry *entry = &cache->entries[cache->next];
 	entry->key = key;
