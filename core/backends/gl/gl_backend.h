@@ -45,6 +45,14 @@ struct gl_device {
 	bool has_dma_buf_import;
 	bool has_dma_buf_modifiers;
 	GLint max_texture_size;
+	/* Whether GL_TILING_TYPES_EXT lists linear, per internal format, as
+	 * asked (gl_capabilities.c): a context switch spared on every later
+	 * capability query. Guarded by `lock`. */
+	struct {
+		GLenum internal_format;
+		bool linear;
+	} tiling_answers[32];
+	uint32_t tiling_answer_count;
 	uda_drm_node drm_primary, drm_render;
 };
 

@@ -108,11 +108,12 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
  * answer the query in a GLES context (Mesa allows GetInternalformativ on
  * GL_TEXTURE_2D only with ARB_internalformat_query2, which ES lacks) keeps
  * the set: llvmpipe imports linear memory. */
-static bool takes_linear_tiling(struct gl_device *device, GLenum internal_format)
+/* 1 or 0, or -1 when the context could not be entered (not an answer). */
+static int ask_linear_tiling(struct gl_device *device, GLenum internal_format)
 {
 	struct gl_binding saved;
 	if (!gl_device_enter(device, device->context, &saved))
-		return false;
+		return -1;
 	while (glGetError() != GL_NO_ERROR)
 		;
 	bool linear = true;
@@ -131,6 +132,34 @@ static bool takes_linear_tiling(struct gl_device *device, GLenum internal_format
 	while (glGetError() != GL_NO_ERROR)
 		;
 	gl_device_leave(device, &saved);
+	return linear;
+}
+
+/* The driver's answer never changes: asked once per format. The lock is
+ * not held while asking, since entering the device's context takes it. */
+static bool takes_linear_tiling(struct gl_device *device, GLenum internal_format)
+{
+	const uint32_t capacity = sizeof(device->tiling_answers) / sizeof(device->tiling_answers[0]);
+	pthread_mutex_lock(&device->lock);
+	for (uint32_t i = 0; i < device->tiling_answer_count; i++) {
+		if (device->tiling_answers[i].internal_format == internal_format) {
+			const bool linear = device->tiling_answers[i].linear;
+			pthread_mutex_unlock(&device->lock);
+			return linear;
+		}
+	}
+	pthread_mutex_unlock(&device->lock);
+	const int answer = ask_linear_tiling(device, internal_format);
+	if (answer < 0)
+		return false;
+	const bool linear = answer;
+	pthread_mutex_lock(&device->lock);
+	if (device->tiling_answer_count < capacity) {
+		device->tiling_answers[device->tiling_answer_count].internal_format = internal_format;
+		device->tiling_answers[device->tiling_answer_count].linear = linear;
+		device->tiling_answer_count++;
+	}
+	pthread_mutex_unlock(&device->lock);
 	return linear;
 }
 
