@@ -11,19 +11,34 @@
 namespace uda_test
 {
 
+// Calls visit(fd name, link target) for each open descriptor but the
+// directory stream's own; false if /proc/self/fd cannot be read.
+template <typename Visit> bool for_each_open_fd(Visit visit)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	if (!dir)
+		return false;
+	const int own = dirfd(dir);
+	while (const dirent *entry = readdir(dir)) {
+		if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == own)
+			continue;
+		const std::string link = std::string("/proc/self/fd/") + entry->d_name;
+		char target[256] = {};
+		if (readlink(link.c_str(), target, sizeof(target) - 1) < 0)
+			target[0] = '\0';
+		visit(entry->d_name, target);
+	}
+	closedir(dir);
+	return true;
+}
+
 // NVIDIA's proprietary driver opens its control and device nodes
 // (/dev/nvidiactl, /dev/nvidia0, /dev/nvidia-uvm, ...) on first use and
 // keeps them for the life of the process, measured on 580.159 (see
 // docs/hardware.md). uda never opens those nodes itself, so they are the
 // driver's, not a leak of the code under test.
-inline bool is_driver_resident_fd(const char *name)
+inline bool is_driver_resident_target(const char *target)
 {
-	const std::string link = std::string("/proc/self/fd/") + name;
-	char target[256];
-	const ssize_t length = readlink(link.c_str(), target, sizeof(target) - 1);
-	if (length <= 0)
-		return false;
-	target[length] = '\0';
 	return std::strncmp(target, "/dev/nvidia", 11) == 0;
 }
 
@@ -31,37 +46,21 @@ inline bool is_driver_resident_fd(const char *name)
 inline std::string describe_open_fds()
 {
 	std::string out;
-	DIR *dir = opendir("/proc/self/fd");
-	if (!dir)
-		return out;
-	const int own = dirfd(dir);
-	while (const dirent *entry = readdir(dir)) {
-		if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == own)
-			continue;
-		const std::string link = std::string("/proc/self/fd/") + entry->d_name;
-		char target[256] = {};
-		if (readlink(link.c_str(), target, sizeof(target) - 1) > 0)
-			out += std::string(entry->d_name) + " -> " + target + "\n";
-	}
-	closedir(dir);
+	for_each_open_fd([&](const char *name, const char *target) {
+		if (target[0])
+			out += std::string(name) + " -> " + target + "\n";
+	});
 	return out;
 }
 
 inline int open_fd_count()
 {
-	DIR *dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -1;
-	const int own = dirfd(dir);
 	int count = 0;
-	while (const dirent *entry = readdir(dir)) {
-		if (entry->d_name[0] == '.' || std::atoi(entry->d_name) == own)
-			continue;
-		if (!is_driver_resident_fd(entry->d_name))
+	const bool read = for_each_open_fd([&](const char *, const char *target) {
+		if (!is_driver_resident_target(target))
 			count++;
-	}
-	closedir(dir);
-	return count;
+	});
+	return read ? count : -1;
 }
 
 } // namespace uda_test
