@@ -12,9 +12,7 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 #include <GLES3/gl3.h>
-#include <cstdio>
 #include <cstring>
-#include <dlfcn.h>
 #include <drm_fourcc.h>
 #include <string>
 
