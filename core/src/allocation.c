@@ -11,24 +11,11 @@
 
 #include <uda/uda_backend.h>
 
+#include "allocation.h"
 #include "allocation_metadata.h"
 #include "capability_set_list.h"
 #include "device.h"
 #include "request.h"
-
-struct uda_allocation {
-	uda_context *ctx;
-	/* ctx->allocations */
-	struct uda_allocation *registry_prev, *registry_next;
-	uda_device *device;
-	uda_capability_set_list *set; /* one set, owned */
-	uda_backend_allocation backend;
-	bool imported;
-	bool read_only; /* UDA_IMPORT_READ_ONLY */
-	bool has_color;
-	uda_color_info color;
-	void *mapping;
-};
 
 static uda_result allocation_wrap(uda_device *device, uda_capability_set_list *set, const uda_assertion *assertion,
                                   const uda_backend_allocation *backend, bool imported, uda_allocation **out)

@@ -14,14 +14,32 @@ struct test_device {
 	uda_capability_set_list *sets;
 	/* When set, the device refuses every query with this result. */
 	uda_result fail_with;
+	uint8_t uuid_tail;
 	unsigned query_count;
 	unsigned *destroyed; /* incremented when the context destroys it */
+
+	/* Devices made by test_device_add_with_memory only. */
+	/* A LOCAL capability (vendor TEST_VENDOR) standing for a compression
+	 * only this device understands: its transition entry point resolves
+	 * it (RELEASE) before others use the memory, restores it (ACQUIRE)
+	 * when they stop, and cannot serve UDA_USAGE_STORAGE at all. 0: the
+	 * device has none. */
+	uint16_t compression_name;
+	unsigned transition_count;
 };
+
+#define TEST_VENDOR 0x1234u
 
 /* Registers a device with UUID {0, ..., 0, uuid_tail} that answers with
  * `sets` (ownership of `sets` passes to the device). */
 uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
                            uda_device **out_device, struct test_device **out_test);
+
+/* As test_device_add, plus host memory: allocations are sealed memfds in
+ * the set's linear layout, exported and imported as MEMFD, mappable. */
+uda_result test_device_add_with_memory(uda_context *ctx, const char *name, uint8_t uuid_tail,
+                                       uda_capability_set_list *sets, uda_device **out_device,
+                                       struct test_device **out_test);
 
 #ifdef __cplusplus
 }

@@ -144,7 +144,7 @@ static void vulkan_destroy_device(void *device_data)
 }
 
 static const uda_device_interface vulkan_device_interface = {
-	.version = UDA_DEVICE_INTERFACE_VERSION_1,
+	.version = UDA_DEVICE_INTERFACE_VERSION_3,
 	.get_capability_sets = vulkan_get_capability_sets,
 	.destroy = vulkan_destroy_device,
 	.allocate = vulkan_allocate,
@@ -156,6 +156,8 @@ static const uda_device_interface vulkan_device_interface = {
 	.begin_cpu_access = vulkan_begin_cpu_access,
 	.end_cpu_access = vulkan_end_cpu_access,
 	.get_native = vulkan_get_native,
+	.transition = vulkan_transition,
+	.copy = vulkan_copy,
 };
 
 static void register_device(struct vulkan_backend *backend, uda_context *ctx, VkPhysicalDevice physical)

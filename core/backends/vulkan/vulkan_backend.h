@@ -16,7 +16,7 @@
  * will use. */
 #define VULKAN_CAPABILITY_IMAGE_PARAMS UDA_CAPABILITY_VULKAN_IMAGE_PARAMS
 
-/* Every usage usage_to_vulkan can produce. */
+/* Every usage vulkan_usage_to_image_usage can produce. */
 #define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \
 	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |                  \
 	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
@@ -130,6 +130,9 @@ void vulkan_query_cache_add(struct vulkan_query_cache *cache, VkFormat format, V
 /* `modifier` counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
 bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
                         VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
+/* The image usage a uda usage needs, and whether it asks for CPU access. */
+uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage, VkImageUsageFlags *out_usage,
+                                       bool *out_cpu);
 uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                       const uda_usage *usage, uda_capability_set_list *out_list);
 /* What image a set asks of this device: tiling (and the DRM modifier, for
@@ -157,6 +160,13 @@ void vulkan_unmap(void *device_data, void *allocation, void *pointer);
 uda_result vulkan_begin_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access);
 uda_result vulkan_end_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access);
 uda_result vulkan_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native);
+void vulkan_allocation_extent(const void *allocation, uint32_t *out_width, uint32_t *out_height);
+
+/* vulkan_transition.c */
+uda_result vulkan_transition(void *device_data, uda_context *ctx, void *allocation,
+                             const uda_capability_set_list *set, const uda_backend_transition *change,
+                             uda_transition *out);
+uda_result vulkan_copy(void *device_data, uda_context *ctx, void *source, void *destination);
 
 const char *vulkan_result_string(VkResult result);
 

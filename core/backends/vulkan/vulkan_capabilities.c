@@ -17,8 +17,8 @@
 
 #include "vulkan_backend.h"
 
-static uda_result usage_to_vulkan(uda_context *ctx, const uda_usage *usage, VkImageUsageFlags *out_usage,
-                                  bool *out_cpu)
+uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage, VkImageUsageFlags *out_usage,
+                                       bool *out_cpu)
 {
 	VkImageUsageFlags flags = 0;
 	bool cpu = false;
@@ -293,7 +293,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	const VkFormat vk_format = (VkFormat)format.vk_format;
 	VkImageUsageFlags image_usage = 0;
 	bool cpu = false;
-	uda_result result = usage_to_vulkan(ctx, usage, &image_usage, &cpu);
+	uda_result result = vulkan_usage_to_image_usage(ctx, usage, &image_usage, &cpu);
 	if (result != UDA_SUCCESS)
 		return result;
 

@@ -14,6 +14,7 @@
 #include "vulkan_backend.h"
 
 struct vulkan_allocation {
+	uint32_t width, height;
 	VkDeviceMemory memory;
 	VkDeviceSize size;
 	VkImage image;
@@ -183,6 +184,8 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	a->kept_fd = -1;
+	a->width = assertion->width;
+	a->height = assertion->height;
 	a->format = (VkFormat)format.vk_format;
 	a->export_handles = handles;
 	struct vulkan_image_params params;
@@ -480,6 +483,8 @@ uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	a->kept_fd = -1;
+	a->width = m->width;
+	a->height = m->height;
 	a->format = (VkFormat)format.vk_format;
 	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD
 	                            ? import_host(device, ctx, fd, m, set, a)
@@ -584,6 +589,13 @@ uda_result vulkan_begin_cpu_access(void *device_data, uda_context *ctx, void *al
 uda_result vulkan_end_cpu_access(void *device_data, uda_context *ctx, void *allocation, uint32_t access)
 {
 	return (access & UDA_ACCESS_WRITE) ? sync_mapping(device_data, ctx, allocation, false) : UDA_SUCCESS;
+}
+
+void vulkan_allocation_extent(const void *allocation, uint32_t *out_width, uint32_t *out_height)
+{
+	const struct vulkan_allocation *a = allocation;
+	*out_width = a->width;
+	*out_height = a->height;
 }
 
 uda_result vulkan_get_native(void *device_data, uda_context *ctx, void *allocation, void *out_native)

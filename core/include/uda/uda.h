@@ -85,11 +85,15 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO = 11,
 	UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER = 12,
 	UDA_STRUCTURE_TYPE_COLOR_INFO = 13,
+	UDA_STRUCTURE_TYPE_TRANSITION_INFO = 14,
+	UDA_STRUCTURE_TYPE_TRANSITION = 15,
+	UDA_STRUCTURE_TYPE_REALLOCATE_INFO = 16,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
 	UDA_STRUCTURE_TYPE_GL_IMPORT_INFO = 102,
 	UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE = 103,
+	UDA_STRUCTURE_TYPE_VULKAN_TRANSITION = 104,
 } uda_structure_type;
 
 /* Structure types from this value on belong to backend headers
@@ -800,6 +804,99 @@ UDA_API uda_result uda_allocation_unmap(uda_allocation *allocation);
  * coherent memory; required for correctness on non-coherent memory. */
 UDA_API uda_result uda_allocation_begin_cpu_access(uda_allocation *allocation, uint32_t access);
 UDA_API uda_result uda_allocation_end_cpu_access(uda_allocation *allocation, uint32_t access);
+
+/* ------------------------------------------------------------------------ */
+/* Usage changes: transition or reallocate                                   */
+
+/* Who uses the memory before and after a change. The allocation's own
+ * device may be absent from either side (a producer that hands its
+ * memory to others and stops using it); every other device must be able
+ * to import it. A device appears at most once per side. */
+typedef struct uda_transition_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_TRANSITION_INFO */
+	const void *next;
+	uint32_t from_count; /* 0 .. UDA_MAX_NEGOTIATION_DEVICES */
+	const uda_device_usage *from;
+	uint32_t to_count; /* 1 .. UDA_MAX_NEGOTIATION_DEVICES */
+	const uda_device_usage *to;
+} uda_transition_info;
+
+typedef enum uda_transition_kind {
+	/* The memory serves the new usage as it is. */
+	UDA_TRANSITION_NONE = 0,
+	/* It does once the listed operations are done. */
+	UDA_TRANSITION_DEVICE_OPS = 1,
+	/* It cannot: uda_allocation_reallocate. The listed operations (if
+	 * any) make the contents readable for the copy reallocation does. */
+	UDA_TRANSITION_REALLOCATE = 2,
+} uda_transition_kind;
+
+typedef enum uda_transition_op_kind {
+	/* The owner finishes with the memory before other devices use it:
+	 * flush a LOCAL cache, resolve a LOCAL compression, release
+	 * ownership of the memory. */
+	UDA_TRANSITION_OP_RELEASE = 1,
+	/* The owner takes the memory back once the others are done:
+	 * acquire ownership, invalidate a LOCAL cache. */
+	UDA_TRANSITION_OP_ACQUIRE = 2,
+} uda_transition_op_kind;
+
+typedef struct uda_transition_op {
+	uda_device *device; /* the one that performs it: the allocation's */
+	uda_transition_op_kind kind;
+	/* The LOCAL capability of the allocation's set it is about. */
+	uint16_t capability_vendor;
+	uint16_t capability_name;
+} uda_transition_op;
+
+#define UDA_MAX_TRANSITION_OPS 8u
+#define UDA_TRANSITION_REASON_SIZE 256u
+
+typedef struct uda_transition {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_TRANSITION */
+	/* NULL, or output structs of the allocation's backend, filled with
+	 * the API form of each operation (uda_vulkan_transition). */
+	void *next;
+	uda_transition_kind kind;
+	uint32_t op_count;
+	uda_transition_op ops[UDA_MAX_TRANSITION_OPS];
+	/* For REALLOCATE: which device cannot use the memory, and why. */
+	char reason[UDA_TRANSITION_REASON_SIZE];
+} uda_transition;
+
+/* What switching the allocation from one set of device usages to another
+ * needs. Every device of `to` is asked for its sets, and each must share
+ * one with the allocation's set that the memory's layout satisfies (and,
+ * for a device other than the allocation's, a handle type it imports);
+ * then the allocation's backend says what its LOCAL capabilities need.
+ * When `from` and `to` are the same, nothing is asked: UDA_TRANSITION_NONE
+ * at no cost. A change the memory cannot serve is UDA_SUCCESS with
+ * kind REALLOCATE; errors are for bad arguments and failing devices. */
+UDA_API uda_result uda_allocation_transition(uda_allocation *allocation, const uda_transition_info *info,
+                                             uda_transition *out_transition);
+
+/* Copy the old contents into the new allocation (uda_allocation_reallocate),
+ * through the device that can read both: the allocation's own or the new
+ * one's backend, after importing the other memory, else the CPU through
+ * two maps. UDA_ERROR_UNSUPPORTED when none can. */
+#define UDA_REALLOCATE_COPY_CONTENTS 0x1u
+
+typedef struct uda_reallocate_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_REALLOCATE_INFO */
+	/* NULL, or the negotiation structs uda_negotiation_info::next takes
+	 * (uda_negotiation_peer_info, uda_negotiation_layout_filter). */
+	const void *next;
+	uint32_t device_count; /* the new usages, as for uda_negotiate */
+	const uda_device_usage *devices;
+	uint32_t flags; /* UDA_REALLOCATE_* */
+} uda_reallocate_info;
+
+/* Negotiates the allocation's assertion for the new usages and allocates
+ * anew (uda_negotiate_allocate), keeping the colour information and,
+ * with UDA_REALLOCATE_COPY_CONTENTS, the pixels. The old allocation is
+ * left as it was: the caller destroys it once its users have moved. */
+UDA_API uda_result uda_allocation_reallocate(uda_allocation *allocation, const uda_reallocate_info *info,
+                                             uda_allocation **out_allocation);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,9 @@ extern "C" {
 #define UDA_DEVICE_INTERFACE_VERSION_1 1u
 /* Adds get_device_native. */
 #define UDA_DEVICE_INTERFACE_VERSION_2 2u
-#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_2
+/* Adds transition and copy. */
+#define UDA_DEVICE_INTERFACE_VERSION_3 3u
+#define UDA_DEVICE_INTERFACE_VERSION UDA_DEVICE_INTERFACE_VERSION_3
 
 /* What the backend knows of one allocation: its private object plus the
  * layout it chose. The core fills width, height, format and the UUIDs of
@@ -34,8 +36,20 @@ typedef struct uda_backend_allocation {
 	bool took_fd;
 } uda_backend_allocation;
 
+/* A usage change as the allocation's device sees it (uda_allocation_transition). */
+typedef struct uda_backend_transition {
+	/* The device's own usage before and after; NULL where it does not
+	 * use the memory. */
+	const uda_usage *own_from;
+	const uda_usage *own_to;
+	/* Whether other devices use the memory before and after. */
+	bool shared_before;
+	bool shared_after;
+	const uda_transition_info *info; /* the caller's, validated */
+} uda_backend_transition;
+
 typedef struct uda_device_interface {
-	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 or _2 */
+	uint32_t version; /* UDA_DEVICE_INTERFACE_VERSION_1 .. _3 */
 
 	/* Appends to `out_list` (empty, created by the core) the sets this
 	 * device can work with for the assertion and usage, best first. The
@@ -93,7 +107,40 @@ typedef struct uda_device_interface {
 	 * the caller: check it) with the device's own API objects (its
 	 * EGLDisplay, its VkPhysicalDevice). Optional. */
 	uda_result (*get_device_native)(void *device_data, uda_context *context, void *out_native);
+
+	/* Version 3 and up, both optional. */
+
+	/* What the allocation's LOCAL capabilities need for a usage change
+	 * whose devices the core found can all use the memory's layout. Add
+	 * operations with uda_backend_transition_add_op, or call
+	 * uda_backend_transition_reallocate when a LOCAL capability cannot
+	 * serve the new usage; fill the backend's structs chained to
+	 * out->next and refuse any other with UDA_ERROR_UNSUPPORTED. out->kind
+	 * is REALLOCATE already when a device of `to` cannot use the memory:
+	 * then list what makes the contents readable for the copy. Without
+	 * this entry point LOCAL capabilities need nothing. */
+	uda_result (*transition)(void *device_data, uda_context *context, void *allocation,
+	                         const uda_capability_set_list *set_list, const uda_backend_transition *change,
+	                         uda_transition *out);
+	/* Copies the pixels of `source` into `destination`: two allocations
+	 * of this device (either may be an import) of the same width, height
+	 * and format, whose layouts may differ. The source is in the state
+	 * the RELEASE operations of a hand-off leave it; the destination is
+	 * left in that state too. */
+	uda_result (*copy)(void *device_data, uda_context *context, void *source, void *destination);
 } uda_device_interface;
+
+/* For a transition entry point: appends an operation (the core fills in
+ * the device). UDA_ERROR_BUFFER_TOO_SMALL past UDA_MAX_TRANSITION_OPS. */
+UDA_API uda_result uda_backend_transition_add_op(uda_transition *transition, uda_transition_op_kind kind,
+                                                 uint16_t capability_vendor, uint16_t capability_name);
+/* For a transition entry point: the memory cannot serve the change;
+ * printf-style reason (a reason given earlier stays). */
+UDA_API void uda_backend_transition_reallocate(uda_transition *transition, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 typedef struct uda_device_create_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO */

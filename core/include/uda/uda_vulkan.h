@@ -20,8 +20,10 @@ typedef struct uda_vulkan_native {
 	const void *next;
 	/* The backend's own instance and device. The device has one queue,
 	 * of queue_family_index (graphics, compute and transfer where the
-	 * family has them); the backend never submits to it, so the
-	 * application may, with the usual external synchronization. */
+	 * family has them); the backend submits to it only inside
+	 * uda_allocation_reallocate with UDA_REALLOCATE_COPY_CONTENTS, so
+	 * the application may too, with the usual external synchronization
+	 * (that call included). */
 	VkInstance instance;
 	VkPhysicalDevice physical_device;
 	VkDevice device;
@@ -43,6 +45,27 @@ typedef struct uda_vulkan_native {
 	 * the memory type cannot back one. */
 	VkBuffer buffer;
 } uda_vulkan_native;
+
+/* Chained to uda_transition::next for an allocation of the vulkan
+ * backend: each operation of the transition as the image memory barrier
+ * that performs it, to record with srcStageMask and dstStageMask of the
+ * application's choosing (ALL_COMMANDS is always right). Memory crosses
+ * devices in GENERAL layout owned by VK_QUEUE_FAMILY_EXTERNAL, so:
+ * - a RELEASE hands the image over: oldLayout GENERAL (set it to the
+ *   image's current layout, and the barrier changes both at once),
+ *   srcAccessMask MEMORY_WRITE, from the device's queue family to
+ *   EXTERNAL;
+ * - an ACQUIRE takes it back: GENERAL to GENERAL (set newLayout to the
+ *   one needed next), dstAccessMask MEMORY_READ | MEMORY_WRITE, from
+ *   EXTERNAL to the device's queue family.
+ * That is also how a LOCAL compression the driver keeps is resolved
+ * before other devices read the memory. */
+typedef struct uda_vulkan_transition {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_VULKAN_TRANSITION */
+	void *next;
+	uint32_t barrier_count; /* uda_transition::op_count, same order */
+	VkImageMemoryBarrier barriers[UDA_MAX_TRANSITION_OPS];
+} uda_vulkan_transition;
 
 #ifdef __cplusplus
 }
