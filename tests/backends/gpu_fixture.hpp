@@ -246,8 +246,10 @@ inline uint32_t pattern(uint32_t x, uint32_t y)
 // Copies pattern() into `image` of `device` (native names the device and
 // queue family) from a staging buffer, then releases the image to
 // "external" in GENERAL layout and waits: the producer finishes before
-// the hand-off.
-inline void vulkan_upload_pattern(const uda_vulkan_native &native, VkImage image, uint32_t width, uint32_t height)
+// the hand-off. Without `release` the image stays the device's, in
+// TRANSFER_DST_OPTIMAL layout.
+inline void vulkan_upload_pattern(const uda_vulkan_native &native, VkImage image, uint32_t width, uint32_t height,
+                                  bool release = true)
 {
 	VulkanCommands commands(native);
 	void *mapped = nullptr;
@@ -262,8 +264,10 @@ inline void vulkan_upload_pattern(const uda_vulkan_native &native, VkImage image
 	region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
 	region.imageExtent = {width, height, 1};
 	vkCmdCopyBufferToImage(commands.cmd(), staging, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-	commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
-	                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, native.queue_family_index, VK_QUEUE_FAMILY_EXTERNAL);
+	if (release)
+		commands.image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+		                       VK_ACCESS_TRANSFER_WRITE_BIT, 0, native.queue_family_index,
+		                       VK_QUEUE_FAMILY_EXTERNAL);
 	commands.submit_and_wait();
 }
 
