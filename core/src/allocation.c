@@ -299,11 +299,9 @@ uda_result uda_allocation_export(uda_allocation *allocation, uda_handle_type han
 	return UDA_SUCCESS;
 }
 
-uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type, void *data,
-                                             size_t capacity, size_t *out_size)
+static uda_result serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type,
+                                     const uint8_t *recipient_uuid, void *data, size_t capacity, size_t *out_size)
 {
-	if (!allocation)
-		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_context *ctx = allocation->ctx;
 	uda_result result = check_handle_type(ctx, allocation->set, 0, handle_type);
 	if (result != UDA_SUCCESS)
@@ -311,7 +309,34 @@ uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, u
 	uda_allocation_metadata m = allocation->backend.metadata;
 	m.handle_type = handle_type;
 	m.next = allocation->has_color ? &allocation->color : NULL;
-	return uda_allocation_metadata_serialize(ctx, &m, allocation->set, 0, data, capacity, out_size);
+	if (!recipient_uuid)
+		return uda_allocation_metadata_serialize(ctx, &m, allocation->set, 0, data, capacity, out_size);
+	uda_capability_set_list *set;
+	result = uda_capability_set_list_copy(allocation->set, &set);
+	if (result != UDA_SUCCESS)
+		return result;
+	capability_set_list_keep_local_of(set, recipient_uuid);
+	result = uda_allocation_metadata_serialize(ctx, &m, set, 0, data, capacity, out_size);
+	uda_capability_set_list_destroy(set);
+	return result;
+}
+
+uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type, void *data,
+                                             size_t capacity, size_t *out_size)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	return serialize_metadata(allocation, handle_type, NULL, data, capacity, out_size);
+}
+
+uda_result uda_allocation_serialize_metadata_for(const uda_allocation *allocation, uda_handle_type handle_type,
+                                                 const uint8_t recipient_device_uuid[UDA_UUID_SIZE], void *data,
+                                                 size_t capacity, size_t *out_size)
+{
+	if (!allocation)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(allocation->ctx, recipient_device_uuid);
+	return serialize_metadata(allocation, handle_type, recipient_device_uuid, data, capacity, out_size);
 }
 
 uda_result uda_allocation_set_color_info(uda_allocation *allocation, const uda_color_info *color)

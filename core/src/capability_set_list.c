@@ -381,6 +381,25 @@ void capability_set_list_tag_local(uda_capability_set_list *list, const uint8_t 
 	}
 }
 
+void capability_set_list_keep_local_of(uda_capability_set_list *list, const uint8_t owner_uuid[UDA_UUID_SIZE])
+{
+	for (uint32_t s = 0; s < list->set_count; s++) {
+		struct uda_capability_set_record *set = &list->sets[s];
+		struct uda_capability_record *caps = &list->caps[set->cap_first];
+		uint32_t kept = set->local_first;
+		for (uint32_t i = set->local_first; i < set->cap_count; i++) {
+			if (memcmp(caps[i].owner_uuid, owner_uuid, UDA_UUID_SIZE) == 0)
+				caps[kept++] = caps[i];
+		}
+		if (kept == set->cap_count)
+			continue;
+		set->cap_count = kept;
+		const char *why;
+		/* Cannot fail: layouts and constraints are untouched. */
+		(void)capability_set_finish(list, set, &why);
+	}
+}
+
 void capability_set_list_filter(uda_capability_set_list *list,
                                 bool (*keep)(const struct uda_capability_set_record *set, const void *data),
                                 const void *data)

@@ -100,6 +100,10 @@ uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **o
  * device owns the LOCAL capabilities it reports, whatever they said. */
 void capability_set_list_tag_local(uda_capability_set_list *list, const uint8_t owner_uuid[UDA_UUID_SIZE]);
 
+/* Removes, in place, every LOCAL capability whose owner is not
+ * `owner_uuid`. */
+void capability_set_list_keep_local_of(uda_capability_set_list *list, const uint8_t owner_uuid[UDA_UUID_SIZE]);
+
 /* Whether two sets of the list are equal; if so, sets an error with
  * result `fail` naming the later set and the earlier one it repeats.
  * Expected linear time: a hash table of set hashes, every match confirmed

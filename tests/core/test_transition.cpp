@@ -4,6 +4,7 @@
 #include <drm_fourcc.h>
 
 #include <cstring>
+#include <unistd.h>
 
 #include "set_spec.hpp"
 #include "test_device.h"
@@ -273,6 +274,79 @@ TEST_F(Transition, ReallocateReportsWhatCannotBeCopied)
 	EXPECT_EQ(uda_allocation_reallocate(tiled.get(), &info, &raw), UDA_ERROR_UNSUPPORTED);
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("no device can read both"), std::string::npos)
 		<< uda_context_get_error(ctx.get());
+}
+
+TEST_F(Transition, MetadataForAnotherDeviceLeavesTheOwnersLocalCapabilitiesOut)
+{
+	AllocationPtr shared = allocate({{owner, &render}, {reader, &sampled}});
+	ASSERT_TRUE(shared);
+	uint8_t owner_uuid[UDA_UUID_SIZE] = {}, reader_uuid[UDA_UUID_SIZE] = {};
+	owner_uuid[15] = 1;
+	reader_uuid[15] = 2;
+	uda_capability cap;
+	const uda_capability_set_list *set = nullptr;
+	ASSERT_EQ(uda_allocation_get_capability_set(shared.get(), &set), UDA_SUCCESS);
+	ASSERT_TRUE(uda_backend_find_capability(set, 0, TEST_VENDOR, COMPRESSION, owner_uuid, &cap))
+		<< "the negotiated set keeps the owner's LOCAL capability";
+
+	auto metadata_for = [&](const uint8_t *uuid) {
+		size_t size = 0;
+		EXPECT_EQ(uda_allocation_serialize_metadata_for(shared.get(), UDA_HANDLE_TYPE_MEMFD, uuid, nullptr, 0,
+		                                                &size),
+		          UDA_SUCCESS);
+		std::vector<uint8_t> bytes(size);
+		EXPECT_EQ(uda_allocation_serialize_metadata_for(shared.get(), UDA_HANDLE_TYPE_MEMFD, uuid, bytes.data(),
+		                                                size, &size),
+		          UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		return bytes;
+	};
+	auto import_on = [&](uda_device *device, const std::vector<uint8_t> &bytes) {
+		int fd = -1;
+		EXPECT_EQ(uda_allocation_export(shared.get(), UDA_HANDLE_TYPE_MEMFD, &fd), UDA_SUCCESS);
+		uda_allocation *imported = nullptr;
+		EXPECT_EQ(uda_import_serialized(device, fd, bytes.data(), bytes.size(), &imported), UDA_SUCCESS)
+			<< uda_context_get_error(ctx.get());
+		close(fd);
+		return AllocationPtr(imported);
+	};
+
+	const std::vector<uint8_t> for_reader = metadata_for(reader_uuid);
+	const std::vector<uint8_t> for_owner = metadata_for(owner_uuid);
+	EXPECT_LT(for_reader.size(), for_owner.size());
+	AllocationPtr in_reader = import_on(reader, for_reader);
+	ASSERT_TRUE(in_reader);
+	ASSERT_EQ(uda_allocation_get_capability_set(in_reader.get(), &set), UDA_SUCCESS);
+	EXPECT_FALSE(uda_backend_find_capability(set, 0, TEST_VENDOR, COMPRESSION, owner_uuid, &cap));
+	uint32_t caps = 0;
+	ASSERT_EQ(uda_capability_set_list_get_capability_count(set, 0, &caps), UDA_SUCCESS);
+	for (uint32_t i = 0; i < caps; i++) {
+		ASSERT_EQ(uda_capability_set_list_get_capability(set, 0, i, &cap), UDA_SUCCESS);
+		EXPECT_FALSE(cap.flags & UDA_CAPABILITY_FLAG_LOCAL) << "capability " << cap.name;
+	}
+
+	// The owner (another process of the same hardware, say) sees it.
+	AllocationPtr in_owner = import_on(owner, for_owner);
+	ASSERT_TRUE(in_owner);
+	ASSERT_EQ(uda_allocation_get_capability_set(in_owner.get(), &set), UDA_SUCCESS);
+	EXPECT_TRUE(uda_backend_find_capability(set, 0, TEST_VENDOR, COMPRESSION, owner_uuid, &cap));
+
+	uda_transition t;
+	uda_transition_info info = {UDA_STRUCTURE_TYPE_TRANSITION_INFO};
+	std::vector<uda_device_usage> from = {{reader, &sampled}}, to = {{reader, &sampled}, {owner, &render}};
+	info.from_count = 1;
+	info.from = from.data();
+	info.to_count = 2;
+	info.to = to.data();
+	t = {};
+	t.type = UDA_STRUCTURE_TYPE_TRANSITION;
+	// The reader's import has no LOCAL capability to act on.
+	ASSERT_EQ(uda_allocation_transition(in_reader.get(), &info, &t), UDA_SUCCESS);
+	EXPECT_EQ(t.kind, UDA_TRANSITION_NONE) << t.reason;
+
+	EXPECT_EQ(uda_allocation_serialize_metadata_for(shared.get(), UDA_HANDLE_TYPE_MEMFD, nullptr, nullptr, 0,
+	                                                nullptr),
+	          UDA_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_F(Transition, BadArgumentsAreRefused)

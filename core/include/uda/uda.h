@@ -743,9 +743,18 @@ UDA_API uda_result uda_allocation_get_native(const uda_allocation *allocation, v
  * handle type. */
 UDA_API uda_result uda_allocation_export(uda_allocation *allocation, uda_handle_type handle_type, int *out_fd);
 /* The serialized metadata an importer needs with an fd of handle_type;
- * buffer conventions as uda_capability_set_list_serialize. */
+ * buffer conventions as uda_capability_set_list_serialize. The set keeps
+ * every LOCAL capability, whoever owns it: for the owning device's own
+ * later use (another process of the same hardware) or a relay. */
 UDA_API uda_result uda_allocation_serialize_metadata(const uda_allocation *allocation, uda_handle_type handle_type,
                                                      void *data, size_t capacity, size_t *out_size);
+/* The same for one recipient: LOCAL capabilities of owners other than
+ * the device of `recipient_device_uuid` are left out. They describe state
+ * of hardware the recipient is not (a cache, a compression) and nothing
+ * it could act on. */
+UDA_API uda_result uda_allocation_serialize_metadata_for(const uda_allocation *allocation, uda_handle_type handle_type,
+                                                         const uint8_t recipient_device_uuid[UDA_UUID_SIZE],
+                                                         void *data, size_t capacity, size_t *out_size);
 
 typedef struct uda_import_info {
 	uda_structure_type type; /* UDA_STRUCTURE_TYPE_IMPORT_INFO */
