@@ -101,3 +101,15 @@ bool uda_backend_find_capability(const uda_capability_set_list *list, uint32_t s
 	}
 	return false;
 }
+
+void uda_backend_uuid_from_name(const char *name, uint8_t out_uuid[UDA_UUID_SIZE])
+{
+	/* FNV-1a, twice with different seeds: 128 bits, stable forever. */
+	uint64_t halves[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+	for (int h = 0; h < 2; h++) {
+		for (const char *c = name; c && *c; c++)
+			halves[h] = (halves[h] ^ (uint8_t)*c) * 0x100000001b3ull;
+		for (int i = 0; i < 8; i++)
+			out_uuid[h * 8 + i] = (uint8_t)(halves[h] >> (8 * i));
+	}
+}

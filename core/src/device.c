@@ -14,6 +14,39 @@ static bool name_valid(const char *name)
 	return name && name[0] && strnlen(name, MAX_NAME_LENGTH) < MAX_NAME_LENGTH;
 }
 
+static bool same_node(const uda_drm_node *a, const uda_drm_node *b)
+{
+	return a->present && b->present && a->major == b->major && a->minor == b->minor;
+}
+
+static bool share_a_node(const uda_device *a, const uda_device *b)
+{
+	return same_node(&a->drm_primary, &b->drm_primary) || same_node(&a->drm_render, &b->drm_render);
+}
+
+/* One piece of hardware, one identity: a display engine (API DRM) takes
+ * the device UUID of the first device of another API that shares one of
+ * its DRM nodes (VK_EXT_physical_device_drm and EGL_EXT_device_drm give
+ * theirs), whichever of the two registers first; backends load in name
+ * order, and "drm" comes before "gl" and "vulkan". Its driver UUID stays
+ * its own: opaque handles do not pass between the APIs. Called under the
+ * device lock while backends load, before any allocation exists. */
+static void share_identity(uda_context *ctx, uda_device *added)
+{
+	for (uint32_t i = 0; i < ctx->device_count; i++) {
+		uda_device *other = ctx->devices[i];
+		if (other == added || (other->api == UDA_DEVICE_API_DRM) == (added->api == UDA_DEVICE_API_DRM) ||
+		    !share_a_node(other, added))
+			continue;
+		uda_device *display = added->api == UDA_DEVICE_API_DRM ? added : other;
+		const uda_device *gpu = display == added ? other : added;
+		if (display->identity_adopted)
+			continue;
+		memcpy(display->device_uuid, gpu->device_uuid, UDA_UUID_SIZE);
+		display->identity_adopted = true;
+	}
+}
+
 uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info *info, uda_device **out_device)
 {
 	if (!ctx)
@@ -80,8 +113,10 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 			result = UDA_ERROR_OUT_OF_MEMORY;
 		}
 	}
-	if (result == UDA_SUCCESS)
+	if (result == UDA_SUCCESS) {
 		ctx->devices[ctx->device_count++] = device;
+		share_identity(ctx, device);
+	}
 	pthread_mutex_unlock(&ctx->device_lock);
 
 	if (result != UDA_SUCCESS) {

@@ -12,6 +12,9 @@ struct uda_device {
 	uda_device_api api;
 	uda_drm_node drm_primary;
 	uda_drm_node drm_render;
+	/* API DRM only: device_uuid was taken from a device of another API
+	 * on the same DRM node (device.c, share_identity). */
+	bool identity_adopted;
 	const uda_device_interface *impl;
 	void *data;
 };

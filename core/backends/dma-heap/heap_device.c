@@ -210,19 +210,6 @@ static const uda_device_interface heap_device_interface = {
 	.end_cpu_access = heap_end_cpu_access,
 };
 
-/* A heap has no UUID of its own: its name, hashed (FNV-1a, two seeds),
- * names the device the same way in every process. */
-static void uuid_of_name(const char *name, uint8_t out[UDA_UUID_SIZE])
-{
-	uint64_t halves[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
-	for (int h = 0; h < 2; h++) {
-		for (const char *c = name; *c; c++)
-			halves[h] = (halves[h] ^ (uint8_t)*c) * 0x100000001b3ull;
-		for (int i = 0; i < 8; i++)
-			out[h * 8 + i] = (uint8_t)(halves[h] >> (8 * i));
-	}
-}
-
 uda_result dma_heap_device_add(uda_context *ctx, const char *name, const struct dma_heap_io *io,
                                uda_device **out_device)
 {
@@ -249,7 +236,9 @@ uda_result dma_heap_device_add(uda_context *ctx, const char *name, const struct 
 		.interface = &heap_device_interface,
 		.device_data = heap,
 	};
-	uuid_of_name(name, info.device_uuid);
+	/* A heap has no UUID of its own: its name names it alike in every
+	 * process. */
+	uda_backend_uuid_from_name(name, info.device_uuid);
 	memcpy(info.driver_uuid, heap_driver_uuid, UDA_UUID_SIZE);
 	uda_result result = uda_context_add_device(ctx, &info, out_device);
 	if (result != UDA_SUCCESS)

@@ -94,6 +94,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_GL_IMPORT_INFO = 102,
 	UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE = 103,
 	UDA_STRUCTURE_TYPE_VULKAN_TRANSITION = 104,
+	UDA_STRUCTURE_TYPE_DRM_NATIVE = 105,
 } uda_structure_type;
 
 /* Structure types from this value on belong to backend headers

@@ -156,8 +156,11 @@ typedef struct uda_device_create_info {
 	void *device_data;
 } uda_device_create_info;
 
-/* Registers a device. On success the context owns device_data and calls
- * interface->destroy(device_data) when the context is destroyed; on
+/* Registers a device. A device of API DRM that shares a DRM node with a
+ * device of another API takes that device's UUID, whichever registers
+ * first (one piece of hardware, one identity): a DRM backend never relies
+ * on the UUID it passed. On success the context owns device_data and
+ * calls interface->destroy(device_data) when the context is destroyed; on
  * failure nothing is taken. UDA_ERROR_EXISTS if a device with this device
  * UUID is registered already through the same API. */
 UDA_API uda_result uda_context_add_device(uda_context *context, const uda_device_create_info *info,
@@ -203,6 +206,12 @@ UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, ui
  * that placement refuses the set, so that the next device or a memory
  * source (a DMA-BUF heap) is asked. */
 UDA_API uint32_t uda_backend_set_required_placement(const uda_capability_set_list *set_list, uint32_t set_index);
+
+/* A UUID for a device that has none of its own (a DMA-BUF heap, a
+ * display engine no GPU API names), from a name that every process gives
+ * it alike ("system", "pci:0000:01:00.0"): a hash, stable across
+ * versions of uda. */
+UDA_API void uda_backend_uuid_from_name(const char *name, uint8_t out_uuid[UDA_UUID_SIZE]);
 
 /* Finds a capability of the set by vendor and name. For a LOCAL one pass
  * the owner's device UUID (the backend's own, to find what it put there);
