@@ -7,6 +7,8 @@
  *
  * Without --use, every Vulkan and GL device takes part with a typical usage
  * (Vulkan renders and copies out, GL samples): the zero-copy hand-off.
+ * DRM displays are listed with their scanout sets and take part when
+ * named (--use N=scanout).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -71,6 +73,7 @@ static void default_usage(struct usage_choice *c, uda_device_api api)
 {
 	parse_usage_list(c, api == UDA_DEVICE_API_VULKAN ? "render,transfer-src"
 	                    : api == UDA_DEVICE_API_GL   ? "sampled"
+	                    : api == UDA_DEVICE_API_DRM  ? "scanout"
 	                                                 : "cpu-read,cpu-write");
 }
 
@@ -333,6 +336,8 @@ int main(int argc, char **argv)
 			printf("  [%u] %s\n      backend %s, API %s\n      device UUID %s\n      driver UUID %s\n", i,
 			       info.name, info.backend_name, uda_device_api_to_string(info.api), device_uuid,
 			       driver_uuid);
+			if (info.drm_primary.present)
+				printf("      DRM primary node %u:%u\n", info.drm_primary.major, info.drm_primary.minor);
 			if (info.drm_render.present)
 				printf("      DRM render node %u:%u\n", info.drm_render.major, info.drm_render.minor);
 			printf("      capability sets%s:\n", selected[i] ? " (negotiating)" : "");
