@@ -18,4 +18,16 @@ struct uda_allocation {
 	void *mapping;
 };
 
+/* The assertion the allocation was made (or imported) for. */
+static inline uda_assertion allocation_assertion(const struct uda_allocation *allocation)
+{
+	const uda_allocation_metadata *m = &allocation->backend.metadata;
+	return (uda_assertion){
+		.type = UDA_STRUCTURE_TYPE_ASSERTION,
+		.width = m->width,
+		.height = m->height,
+		.format = m->format,
+	};
+}
+
 #endif

@@ -156,13 +156,7 @@ uda_result uda_allocation_reallocate(uda_allocation *allocation, const uda_reall
 	UDA_CHECK_ARG(ctx, info && info->type == UDA_STRUCTURE_TYPE_REALLOCATE_INFO);
 	UDA_CHECK_ARG(ctx, out_allocation);
 	UDA_CHECK_ARG(ctx, !(info->flags & ~UDA_REALLOCATE_COPY_CONTENTS));
-	const uda_allocation_metadata *m = &allocation->backend.metadata;
-	const uda_assertion assertion = {
-		.type = UDA_STRUCTURE_TYPE_ASSERTION,
-		.width = m->width,
-		.height = m->height,
-		.format = m->format,
-	};
+	const uda_assertion assertion = allocation_assertion(allocation);
 	const uda_negotiation_info negotiation = {
 		.type = UDA_STRUCTURE_TYPE_NEGOTIATION_INFO,
 		.next = info->next,

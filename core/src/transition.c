@@ -62,12 +62,13 @@ static uda_result validate_side(uda_context *ctx, const char *side, const uda_de
 {
 	if (count < min_count || count > UDA_MAX_NEGOTIATION_DEVICES || (count && !entries))
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "transition: `%s` needs %u..%u devices, got %u (array %p)", side, min_count,
-		                             UDA_MAX_NEGOTIATION_DEVICES, count, (const void *)entries);
+		                             "transition: `%s` needs %u..%u devices, got %u (array %p)", side,
+		                             min_count, UDA_MAX_NEGOTIATION_DEVICES, count, (const void *)entries);
 	for (uint32_t i = 0; i < count; i++) {
 		if (!entries[i].device || entries[i].device->ctx != ctx)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-			                             "transition: `%s` device %u is NULL or of another context", side, i);
+			                             "transition: `%s` device %u is NULL or of another context", side,
+			                             i);
 		for (uint32_t j = 0; j < i; j++) {
 			if (entries[j].device == entries[i].device)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
@@ -119,13 +120,7 @@ static uda_result check_device(const uda_allocation *allocation, uda_device *dev
                                uda_transition *out)
 {
 	uda_context *ctx = allocation->ctx;
-	const uda_allocation_metadata *m = &allocation->backend.metadata;
-	const uda_assertion assertion = {
-		.type = UDA_STRUCTURE_TYPE_ASSERTION,
-		.width = m->width,
-		.height = m->height,
-		.format = m->format,
-	};
+	const uda_assertion assertion = allocation_assertion(allocation);
 	const bool foreign = device != allocation->device;
 	if (foreign && !device->impl->import) {
 		set_reason(out, "device %s does not import memory", device->name);
@@ -134,7 +129,8 @@ static uda_result check_device(const uda_allocation *allocation, uda_device *dev
 	uda_capability_set_list *offered;
 	uda_result result = uda_device_query_capability_sets(device, &assertion, usage, &offered);
 	if (result == UDA_ERROR_UNSUPPORTED || result == UDA_ERROR_INCOMPATIBLE) {
-		set_reason(out, "device %s cannot serve the usage at all: %s", device->name, uda_context_get_error(ctx));
+		set_reason(out, "device %s cannot serve the usage at all: %s", device->name,
+		           uda_context_get_error(ctx));
 		return UDA_SUCCESS;
 	}
 	if (result != UDA_SUCCESS)
@@ -150,7 +146,8 @@ static uda_result check_device(const uda_allocation *allocation, uda_device *dev
 	bool fits = false;
 	for (uint32_t i = 0; i < merged->set_count && !fits; i++) {
 		const struct uda_capability_set_record *set = &merged->sets[i];
-		if (allocation_metadata_check(ctx, UDA_ERROR_INCOMPATIBLE, m, merged, set) != UDA_SUCCESS) {
+		if (allocation_metadata_check(ctx, UDA_ERROR_INCOMPATIBLE, &allocation->backend.metadata, merged,
+		                              set) != UDA_SUCCESS) {
 			snprintf(message, sizeof(message), "the memory's layout breaks its constraints: %s",
 			         uda_context_get_error(ctx));
 			why = message;
@@ -178,14 +175,14 @@ static uda_result ask_backend(uda_allocation *allocation, const uda_transition_i
 		return UDA_SUCCESS;
 	}
 	const uda_backend_transition change = {
-		.own_from = usage_of(info->from, info->from_count, device),
-		.own_to = usage_of(info->to, info->to_count, device),
-		.shared_before = shared_with_others(info->from, info->from_count, device),
-		.shared_after = shared_with_others(info->to, info->to_count, device),
-		.info = info,
+	    .own_from = usage_of(info->from, info->from_count, device),
+	    .own_to = usage_of(info->to, info->to_count, device),
+	    .shared_before = shared_with_others(info->from, info->from_count, device),
+	    .shared_after = shared_with_others(info->to, info->to_count, device),
+	    .info = info,
 	};
-	uda_result result = device->impl->transition(device->data, ctx, allocation->backend.data, allocation->set,
-	                                             &change, out);
+	uda_result result =
+	    device->impl->transition(device->data, ctx, allocation->backend.data, allocation->set, &change, out);
 	if (result != UDA_SUCCESS)
 		return result;
 	for (uint32_t i = 0; i < out->op_count; i++)
@@ -193,8 +190,7 @@ static uda_result ask_backend(uda_allocation *allocation, const uda_transition_i
 	return UDA_SUCCESS;
 }
 
-uda_result uda_allocation_transition(uda_allocation *allocation, const uda_transition_info *info,
-                                     uda_transition *out)
+uda_result uda_allocation_transition(uda_allocation *allocation, const uda_transition_info *info, uda_transition *out)
 {
 	if (!allocation)
 		return UDA_ERROR_INVALID_ARGUMENT;
@@ -231,9 +227,9 @@ uda_result uda_backend_transition_add_op(uda_transition *transition, uda_transit
 	if (transition->op_count == UDA_MAX_TRANSITION_OPS)
 		return UDA_ERROR_BUFFER_TOO_SMALL;
 	transition->ops[transition->op_count++] = (uda_transition_op){
-		.kind = kind,
-		.capability_vendor = capability_vendor,
-		.capability_name = capability_name,
+	    .kind = kind,
+	    .capability_vendor = capability_vendor,
+	    .capability_name = capability_name,
 	};
 	if (transition->kind == UDA_TRANSITION_NONE)
 		transition->kind = UDA_TRANSITION_DEVICE_OPS;

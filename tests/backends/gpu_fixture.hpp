@@ -327,6 +327,14 @@ inline AllocationPtr import_through_fd(uda_context *ctx, uda_device *device, uda
 	return AllocationPtr(imported);
 }
 
+inline uda_vulkan_native vulkan_native_of(uda_allocation *allocation)
+{
+	uda_vulkan_native native = {};
+	native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
+	EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
+	return native;
+}
+
 inline uda_gl_native gl_native_of(uda_allocation *allocation)
 {
 	uda_gl_native native = {};

@@ -52,10 +52,7 @@ protected:
 
 	static uda_vulkan_native vulkan_native(uda_allocation *allocation)
 	{
-		uda_vulkan_native native = {};
-		native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
-		EXPECT_EQ(uda_allocation_get_native(allocation, &native), UDA_SUCCESS);
-		return native;
+		return vulkan_native_of(allocation);
 	}
 
 	static uda_gl_native gl_native(uda_allocation *allocation)
