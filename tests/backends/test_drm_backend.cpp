@@ -36,6 +36,7 @@ using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
 // A kernel that records what it is asked: one device, card0/renderD128.
 struct FakeKernel {
 	bool primary_opens = true;
+	bool imports_fail = false;
 	uint32_t next_handle = 1;
 	std::map<uint32_t, int> buffers; // GEM handle -> memfd
 	unsigned syncs_started = 0, syncs_ended = 0;
@@ -122,6 +123,8 @@ struct FakeKernel {
 	}
 	static int import_dma_buf(void *data, int, int dma_buf, uint32_t *out_handle)
 	{
+		if (of(data)->imports_fail)
+			return -EINVAL;
 		*out_handle = of(data)->next_handle++;
 		of(data)->buffers[*out_handle] = fcntl(dma_buf, F_DUPFD_CLOEXEC, 0);
 		return 0;
@@ -341,6 +344,39 @@ TEST_F(DrmBackend, DumbBuffersAllocateExportImportAndMapWithSync)
 		EXPECT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_OPAQUE_FD, &wrong),
 		          UDA_ERROR_UNSUPPORTED);
 		EXPECT_EQ(wrong, -1);
+	}
+	ctx.reset();
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+TEST_F(DrmBackend, AFailedPrimeImportLeaksNoDescriptor)
+{
+	const int fds_before = open_fd_count();
+	{
+		uda_device *drm = add_drm();
+		uda_usage_atom atoms[] = {write_atom};
+		uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, atoms};
+		uda_device_usage devices[] = {{drm, &usage}};
+		uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 1, devices};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS);
+		AllocationPtr allocation(raw);
+		uda_allocation_metadata m;
+		ASSERT_EQ(uda_allocation_get_metadata(allocation.get(), &m), UDA_SUCCESS);
+		m.handle_type = UDA_HANDLE_TYPE_DMA_BUF;
+		const uda_capability_set_list *set = nullptr;
+		ASSERT_EQ(uda_allocation_get_capability_set(allocation.get(), &set), UDA_SUCCESS);
+		kernel.imports_fail = true;
+		for (uint32_t flags : {0u, static_cast<uint32_t>(UDA_IMPORT_TAKE_FD)}) {
+			int fd = -1;
+			ASSERT_EQ(uda_allocation_export(allocation.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS);
+			uda_import_info import = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, drm, fd, &m, set, 0, flags};
+			uda_allocation *imported = nullptr;
+			EXPECT_EQ(uda_import(&import, &imported), UDA_ERROR_BACKEND);
+			EXPECT_EQ(imported, nullptr);
+			if (!flags)
+				close(fd);
+		}
 	}
 	ctx.reset();
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();

@@ -271,17 +271,20 @@ static uda_result drm_import(void *data, uda_context *ctx, int fd, bool take_fd,
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	a->size = m->size;
 	a->dma_buf = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	out->took_fd = take_fd;
 	if (a->dma_buf < 0) {
 		free(a);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: dup: %s", strerror(errno));
 	}
 	const int error = device->io->import_dma_buf(device->io->data, device->fd, a->dma_buf, &a->handle);
 	if (error) {
+		/* A taken fd goes back to the core, which closes it. */
 		a->handle = 0;
+		if (take_fd)
+			a->dma_buf = -1;
 		drm_free(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: PRIME import: %s", strerror(-error));
 	}
+	out->took_fd = take_fd;
 	out->data = a;
 	return UDA_SUCCESS;
 }
