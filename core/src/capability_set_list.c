@@ -1,3 +1,4 @@
+#include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,23 @@ bool capability_set_layout_modifier(const struct uda_capability_set_list *list,
 		modifier |= (uint64_t)p[i] << (8 * i);
 	*out_modifier = modifier;
 	return true;
+}
+
+bool capability_set_is_linear(const struct uda_capability_set_list *list, const struct uda_capability_set_record *set)
+{
+	uint64_t modifier;
+	return capability_set_layout_modifier(list, set, &modifier) && modifier == DRM_FORMAT_MOD_LINEAR;
+}
+
+bool capability_set_names_a_handle(const struct uda_capability_set_list *list,
+                                   const struct uda_capability_set_record *set)
+{
+	for (uint32_t i = 0; i < set->local_first; i++) {
+		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
+		if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE)
+			return true;
+	}
+	return false;
 }
 
 uda_result uda_capability_set_list_create(uda_context *ctx, uda_capability_set_list **out_list)

@@ -94,6 +94,15 @@ bool capability_set_finish(const struct uda_capability_set_list *list, struct ud
 bool capability_set_layout_modifier(const struct uda_capability_set_list *list,
                                     const struct uda_capability_set_record *set, uint64_t *out_modifier);
 
+/* Whether the set's layout is LAYOUT with DRM_FORMAT_MOD_LINEAR. */
+bool capability_set_is_linear(const struct uda_capability_set_list *list,
+                              const struct uda_capability_set_record *set);
+
+/* Whether the set carries a (non-LOCAL) HANDLE capability: memory of it
+ * can reach another device. */
+bool capability_set_names_a_handle(const struct uda_capability_set_list *list,
+                                   const struct uda_capability_set_record *set);
+
 uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **out);
 
 /* Makes `owner_uuid` the owner of every LOCAL capability of the list: a

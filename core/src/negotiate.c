@@ -1,6 +1,5 @@
 /* uda_negotiate: fold the devices' capability-set lists into the sets all
  * of them accept, for one assertion. */
-#include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +13,6 @@ struct assertion_fit {
 	const uda_assertion *assertion;
 	uda_format_info format;
 };
-
-static bool layout_is_linear(const uda_capability_set_list *list, const struct uda_capability_set_record *set)
-{
-	uint64_t modifier;
-	return capability_set_layout_modifier(list, set, &modifier) && modifier == DRM_FORMAT_MOD_LINEAR;
-}
 
 struct fit_filter {
 	const struct assertion_fit *fit;
@@ -41,7 +34,7 @@ static bool set_holds_assertion(const struct uda_capability_set_record *set, con
 	if ((c->present & (1u << UDA_CONSTRAINT_MAX_PLANES)) && planes > c->value[UDA_CONSTRAINT_MAX_PLANES])
 		return false;
 	uda_allocation_metadata layout;
-	if (layout_is_linear(filter->list, set) &&
+	if (capability_set_is_linear(filter->list, set) &&
 	    !linear_layout_compute(&fit->format, fit->assertion->width, fit->assertion->height, c, &layout))
 		return false;
 	return true;
@@ -49,13 +42,7 @@ static bool set_holds_assertion(const struct uda_capability_set_record *set, con
 
 static bool set_names_a_handle(const struct uda_capability_set_record *set, const void *data)
 {
-	const uda_capability_set_list *list = data;
-	for (uint32_t i = 0; i < set->local_first; i++) {
-		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
-		if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE)
-			return true;
-	}
-	return false;
+	return capability_set_names_a_handle(data, set);
 }
 
 static bool several_devices(const uda_negotiation_info *info)

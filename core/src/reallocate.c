@@ -1,6 +1,5 @@
 /* uda_allocation_reallocate: new memory for new usages, and the old
  * contents carried over by whichever device can read both. */
-#include <drm_fourcc.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,16 +72,10 @@ static uint64_t row_bytes(const uda_format_plane_info *plane, uint32_t width)
 	return (pixels + plane->block_width - 1) / plane->block_width * plane->bytes_per_block;
 }
 
-static bool is_linear(const uda_allocation *allocation)
-{
-	uint64_t modifier;
-	return capability_set_layout_modifier(allocation->set, &allocation->set->sets[0], &modifier) &&
-	       modifier == DRM_FORMAT_MOD_LINEAR;
-}
-
 static uda_result copy_by_cpu(uda_allocation *source, uda_allocation *destination)
 {
-	if (!is_linear(source) || !is_linear(destination))
+	if (!capability_set_is_linear(source->set, &source->set->sets[0]) ||
+	    !capability_set_is_linear(destination->set, &destination->set->sets[0]))
 		return uda_context_set_error(source->ctx, UDA_ERROR_UNSUPPORTED,
 		                             "the CPU copies only pitch-linear layouts");
 	void *from = NULL, *to = NULL;

@@ -100,16 +100,6 @@ static void set_reason(uda_transition *out, const char *format, ...)
 	va_end(args);
 }
 
-static bool set_has_handle(const uda_capability_set_list *list, const struct uda_capability_set_record *set)
-{
-	for (uint32_t i = 0; i < set->local_first; i++) {
-		const struct uda_capability_record *cap = &list->caps[set->cap_first + i];
-		if (cap->vendor == UDA_VENDOR_NONE && cap->name == UDA_CAPABILITY_HANDLE)
-			return true;
-	}
-	return false;
-}
-
 /* Whether `device` can use the allocation's memory, as it is, for
  * `usage`: one of the sets it offers merges with the allocation's, the
  * memory's layout meets the merged constraints, and a device other than
@@ -151,7 +141,7 @@ static uda_result check_device(const uda_allocation *allocation, uda_device *dev
 			snprintf(message, sizeof(message), "the memory's layout breaks its constraints: %s",
 			         uda_context_get_error(ctx));
 			why = message;
-		} else if (foreign && !set_has_handle(merged, set)) {
+		} else if (foreign && !capability_set_names_a_handle(merged, set)) {
 			why = "no handle type of the allocation's can reach it";
 		} else {
 			fits = true;
