@@ -36,6 +36,11 @@ bool uda_backend_set_has_u32(const uda_capability_set_list *list, uint32_t set_i
 	return false;
 }
 
+bool uda_backend_set_is_linear(const uda_capability_set_list *list, uint32_t set_index)
+{
+	return list && set_index < list->set_count && capability_set_is_linear(list, &list->sets[set_index]);
+}
+
 uint32_t uda_backend_set_required_placement(const uda_capability_set_list *list, uint32_t set_index)
 {
 	if (!list || set_index >= list->set_count)

@@ -86,17 +86,7 @@ static uda_result heap_allocate(void *data, uda_context *ctx, const uda_assertio
                                 const uda_capability_set_list *set, uint32_t set_index, uda_backend_allocation *out)
 {
 	struct heap_device *heap = data;
-	uda_capability layout;
-	uda_result result = uda_capability_set_list_get_layout(set, set_index, &layout);
-	if (result != UDA_SUCCESS)
-		return result;
-	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
-	if (layout.name == UDA_CAPABILITY_LAYOUT && layout.length == 8) {
-		modifier = 0;
-		for (int i = 0; i < 8; i++)
-			modifier |= (uint64_t)((const uint8_t *)layout.payload)[i] << (8 * i);
-	}
-	if (modifier != DRM_FORMAT_MOD_LINEAR)
+	if (!uda_backend_set_is_linear(set, set_index))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "heap %s: a heap gives bytes, so pitch-linear layouts only", heap->name);
 	if (!uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
@@ -108,7 +98,7 @@ static uda_result heap_allocate(void *data, uda_context *ctx, const uda_assertio
 		                             heap->name, uda_placement_to_string(heap->placement),
 		                             required ? uda_placement_to_string(required) : "none (left to a system heap)");
 
-	result = uda_backend_linear_layout(assertion, set, set_index, &out->metadata);
+	uda_result result = uda_backend_linear_layout(assertion, set, set_index, &out->metadata);
 	if (result != UDA_SUCCESS)
 		return result;
 	/* Heaps hand out whole pages. */

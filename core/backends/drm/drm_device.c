@@ -49,17 +49,6 @@ static bool is_cpu(const uda_usage_atom *atom)
 	return frequency != UDA_CPU_ACCESS_NEVER;
 }
 
-static bool is_linear(const uda_capability_set_list *sets, uint32_t index)
-{
-	uda_capability layout;
-	uint64_t modifier = 1;
-	if (uda_capability_set_list_get_layout(sets, index, &layout) != UDA_SUCCESS ||
-	    layout.name != UDA_CAPABILITY_LAYOUT || layout.length != 8)
-		return false;
-	memcpy(&modifier, layout.payload, 8);
-	return modifier == DRM_FORMAT_MOD_LINEAR;
-}
-
 /* Bits per pixel of a format a dumb buffer can hold: one plane of whole
  * pixels. 0 otherwise. */
 static uint32_t dumb_bpp(uint32_t fourcc)
@@ -149,7 +138,7 @@ static uda_result require_linear_scanout(struct drm_device *device, uda_context 
 		result = uda_capability_set_list_get_count(sets, &count);
 	bool linear = false;
 	for (uint32_t i = 0; result == UDA_SUCCESS && i < count && !linear; i++)
-		linear = is_linear(sets, i);
+		linear = uda_backend_set_is_linear(sets, i);
 	uda_capability_set_list_destroy(sets);
 	if (result == UDA_SUCCESS && !linear)
 		result = uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
@@ -221,7 +210,7 @@ static uda_result drm_allocate(void *data, uda_context *ctx, const uda_assertion
 {
 	struct drm_device *device = data;
 	const uint32_t bpp = dumb_bpp(assertion->format);
-	if (!device->fd_is_primary || !bpp || !is_linear(sets, index) ||
+	if (!device->fd_is_primary || !bpp || !uda_backend_set_is_linear(sets, index) ||
 	    !uda_backend_set_has_u32(sets, index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "drm: allocates only dumb buffers: linear, one plane, as DMA-BUFs, on a "

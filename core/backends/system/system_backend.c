@@ -118,14 +118,7 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
                                   const uda_capability_set_list *set_list, uint32_t set_index,
                                   uda_backend_allocation *out)
 {
-	uda_capability layout;
-	uda_result result = uda_capability_set_list_get_layout(set_list, set_index, &layout);
-	if (result != UDA_SUCCESS)
-		return result;
-	uint64_t modifier = 0;
-	if (layout.name == UDA_CAPABILITY_LAYOUT && layout.length == 8)
-		memcpy(&modifier, layout.payload, 8);
-	if (layout.name != UDA_CAPABILITY_LAYOUT || modifier != DRM_FORMAT_MOD_LINEAR)
+	if (!uda_backend_set_is_linear(set_list, set_index))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "system memory is pitch linear only");
 	struct system_device *device = device_data;
 	if (!uda_backend_set_has_u32(set_list, set_index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_MEMFD) &&
@@ -138,7 +131,7 @@ static uda_result system_allocate(void *device_data, uda_context *ctx, const uda
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "the set requires placement %u; a memfd is ordinary system memory", placement);
 
-	result = uda_backend_linear_layout(assertion, set_list, set_index, &out->metadata);
+	uda_result result = uda_backend_linear_layout(assertion, set_list, set_index, &out->metadata);
 	if (result != UDA_SUCCESS)
 		return result;
 	const uint64_t size = out->metadata.size;

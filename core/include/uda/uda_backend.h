@@ -201,6 +201,11 @@ UDA_API uda_result uda_backend_get_constraint(const uda_capability_set_list *set
 UDA_API bool uda_backend_set_has_u32(const uda_capability_set_list *set_list, uint32_t set_index,
                                      uda_capability_name name, uint32_t value);
 
+/* Whether the set's layout is pitch-linear (LAYOUT with
+ * DRM_FORMAT_MOD_LINEAR): what memory without a tiling of its own (a
+ * memfd, a heap's bytes, a dumb buffer) can satisfy. */
+UDA_API bool uda_backend_set_is_linear(const uda_capability_set_list *set_list, uint32_t set_index);
+
 /* The placement the set requires (a PLACEMENT capability flagged
  * REQUIRED), or 0 when it requires none. A backend that cannot give memory
  * that placement refuses the set, so that the next device or a memory
