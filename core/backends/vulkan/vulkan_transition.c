@@ -12,32 +12,33 @@
 
 static const VkImageSubresourceRange whole_color_image = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 
-static VkImageMemoryBarrier release_barrier(const struct vulkan_device *device, VkImage image)
+static VkImageMemoryBarrier image_barrier(VkImage image, VkImageLayout from, VkImageLayout to, VkAccessFlags src,
+                                          VkAccessFlags dst, uint32_t src_family, uint32_t dst_family)
 {
 	return (VkImageMemoryBarrier){
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-		.oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-		.newLayout = VK_IMAGE_LAYOUT_GENERAL,
-		.srcQueueFamilyIndex = device->queue_family,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
+		.srcAccessMask = src,
+		.dstAccessMask = dst,
+		.oldLayout = from,
+		.newLayout = to,
+		.srcQueueFamilyIndex = src_family,
+		.dstQueueFamilyIndex = dst_family,
 		.image = image,
 		.subresourceRange = whole_color_image,
 	};
 }
 
+static VkImageMemoryBarrier release_barrier(const struct vulkan_device *device, VkImage image)
+{
+	return image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_MEMORY_WRITE_BIT, 0,
+	                     device->queue_family, VK_QUEUE_FAMILY_EXTERNAL);
+}
+
 static VkImageMemoryBarrier acquire_barrier(const struct vulkan_device *device, VkImage image)
 {
-	return (VkImageMemoryBarrier){
-		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-		.oldLayout = VK_IMAGE_LAYOUT_GENERAL,
-		.newLayout = VK_IMAGE_LAYOUT_GENERAL,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL,
-		.dstQueueFamilyIndex = device->queue_family,
-		.image = image,
-		.subresourceRange = whole_color_image,
-	};
+	return image_barrier(image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, 0,
+	                     VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
+	                     device->queue_family);
 }
 
 static uda_result add_op(uda_context *ctx, uda_transition *out, uda_vulkan_transition *barriers,
@@ -93,17 +94,7 @@ uda_result vulkan_transition(void *device_data, uda_context *ctx, void *allocati
 static void barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, VkAccessFlags src,
                     VkAccessFlags dst, uint32_t src_family, uint32_t dst_family)
 {
-	const VkImageMemoryBarrier b = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = src,
-		.dstAccessMask = dst,
-		.oldLayout = from,
-		.newLayout = to,
-		.srcQueueFamilyIndex = src_family,
-		.dstQueueFamilyIndex = dst_family,
-		.image = image,
-		.subresourceRange = whole_color_image,
-	};
+	const VkImageMemoryBarrier b = image_barrier(image, from, to, src, dst, src_family, dst_family);
 	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
 	                     NULL, 1, &b);
 }
