@@ -63,6 +63,20 @@ int recorded_sync(void *data, int fd, bool start, bool read, bool write)
 
 constexpr uint32_t kWidth = 100, kHeight = 30;
 
+// The heap's allocation of a pitch-linear, mappable DMA-BUF set.
+uda_allocation *allocate_mappable(uda_context *ctx, uda_device *heap, const uda_assertion &assertion)
+{
+	ListPtr list = make_list(ctx, {{{layout(DRM_FORMAT_MOD_LINEAR),
+	                                 common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF),
+	                                 common(UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE)},
+	                                {}}});
+	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, heap, &assertion,
+	                                   list.get(), 0};
+	uda_allocation *allocation = nullptr;
+	EXPECT_EQ(uda_allocate(&info, &allocation), UDA_SUCCESS) << uda_context_get_error(ctx);
+	return allocation;
+}
+
 class DmaHeap : public ::testing::Test
 {
 protected:
@@ -249,14 +263,8 @@ TEST_F(DmaHeap, MappableSetsAreSyncedAroundCpuAccess)
 	uint32_t count = 1;
 	uda_device *heap = nullptr;
 	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, &heap), UDA_SUCCESS);
-	ListPtr list = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR),
-	                                       common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF),
-	                                       common(UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE)},
-	                                      {}}});
-	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, heap, &assertion,
-	                                   list.get(), 0};
-	uda_allocation *allocation = nullptr;
-	ASSERT_EQ(uda_allocate(&info, &allocation), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	uda_allocation *allocation = allocate_mappable(ctx.get(), heap, assertion);
+	ASSERT_NE(allocation, nullptr);
 	void *pointer = nullptr;
 	ASSERT_EQ(uda_allocation_map(allocation, UDA_ACCESS_READ | UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
 	ASSERT_EQ(uda_allocation_begin_cpu_access(allocation, UDA_ACCESS_WRITE), UDA_SUCCESS);
@@ -302,14 +310,8 @@ TEST(DmaHeapKernel, TheSystemHeapAllocatesAndMaps)
 	}
 	ASSERT_NE(heap, nullptr);
 	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 64, DRM_FORMAT_XRGB8888, 0};
-	ListPtr list = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR),
-	                                       common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF),
-	                                       common(UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE)},
-	                                      {}}});
-	uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, heap, &assertion,
-	                                   list.get(), 0};
-	uda_allocation *allocation = nullptr;
-	ASSERT_EQ(uda_allocate(&info, &allocation), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	uda_allocation *allocation = allocate_mappable(ctx.get(), heap, assertion);
+	ASSERT_NE(allocation, nullptr);
 	void *pointer = nullptr;
 	ASSERT_EQ(uda_allocation_map(allocation, UDA_ACCESS_WRITE, &pointer), UDA_SUCCESS);
 	ASSERT_EQ(uda_allocation_begin_cpu_access(allocation, UDA_ACCESS_WRITE), UDA_SUCCESS);
