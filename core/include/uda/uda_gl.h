@@ -58,11 +58,14 @@ typedef struct uda_gl_import_info {
 } uda_gl_import_info;
 
 /* Create the texture and memory object in the EGL context current on the
- * calling thread (on the backend's display) instead of the backend's own,
- * with no context switch: how a compositor imports into the context it
- * renders with. GL errors pending in that context are consumed by the
- * import. The allocation must then be destroyed while that context is
- * current on the calling thread, or not current anywhere. */
+ * calling thread instead of the backend's own; that context must be on
+ * the device's GPU and driver (its GL_EXT_memory_object UUIDs are the
+ * device's) and, for a DMA-BUF import, on the backend's display, whose
+ * EGLImage it binds. No context switch: how a compositor imports into
+ * the context it renders with. GL errors pending in that context are
+ * consumed by the import. The allocation must then be destroyed while
+ * that context is current on the calling thread, or not current
+ * anywhere. */
 #define UDA_GL_IMPORT_CURRENT_CONTEXT 0x1u
 
 #ifdef __cplusplus
