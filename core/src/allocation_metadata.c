@@ -203,19 +203,17 @@ uda_result uda_allocation_metadata_serialize(uda_context *ctx, const uda_allocat
 	if (result != UDA_SUCCESS)
 		return result;
 
-	struct byte_writer measure = {0};
-	write_metadata(&measure, metadata, set_list, set_index, color);
-	/* The reader refuses anything larger (and the size field is a u32). */
-	if (measure.size > UDA_MAX_SERIALIZED_SIZE)
-		return INVALID(UDA_ERROR_OVERFLOW, "serialized metadata would take %zu bytes, more than %u",
-		               measure.size, UDA_MAX_SERIALIZED_SIZE);
-	*out_size = measure.size;
-	if (!data)
-		return UDA_SUCCESS;
-	if (capacity < measure.size)
-		return INVALID(UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed", capacity, measure.size);
-	struct byte_writer w = {.data = data, .capacity = capacity};
+	/* One pass: the writer measures whatever the buffer holds, so a
+	 * buffer that was large enough is already filled. */
+	struct byte_writer w = {.data = data, .capacity = data ? capacity : 0};
 	write_metadata(&w, metadata, set_list, set_index, color);
+	/* The reader refuses anything larger (and the size field is a u32). */
+	if (w.size > UDA_MAX_SERIALIZED_SIZE)
+		return INVALID(UDA_ERROR_OVERFLOW, "serialized metadata would take %zu bytes, more than %u", w.size,
+		               UDA_MAX_SERIALIZED_SIZE);
+	*out_size = w.size;
+	if (data && capacity < w.size)
+		return INVALID(UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed", capacity, w.size);
 	return UDA_SUCCESS;
 }
 

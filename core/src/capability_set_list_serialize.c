@@ -83,20 +83,17 @@ uda_result uda_capability_set_list_serialize(const uda_capability_set_list *list
 		result = capability_set_list_check_unique(list, UDA_ERROR_INVALID_ARGUMENT);
 	if (result != UDA_SUCCESS)
 		return result;
-	struct byte_writer measure = {0};
-	capability_set_list_write(&measure, list, 0, list->set_count);
-	if (measure.size > UDA_MAX_SERIALIZED_SIZE)
-		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW,
-		                             "serialized list would take %zu bytes, more than %u", measure.size,
-		                             UDA_MAX_SERIALIZED_SIZE);
-	*out_size = measure.size;
-	if (!data)
-		return UDA_SUCCESS;
-	if (capacity < measure.size)
-		return uda_context_set_error(list->ctx, UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed",
-		                             capacity, measure.size);
-	struct byte_writer w = {.data = data, .capacity = capacity};
+	/* One pass: the writer measures whatever the buffer holds. */
+	struct byte_writer w = {.data = data, .capacity = data ? capacity : 0};
 	capability_set_list_write(&w, list, 0, list->set_count);
+	if (w.size > UDA_MAX_SERIALIZED_SIZE)
+		return uda_context_set_error(list->ctx, UDA_ERROR_OVERFLOW,
+		                             "serialized list would take %zu bytes, more than %u", w.size,
+		                             UDA_MAX_SERIALIZED_SIZE);
+	*out_size = w.size;
+	if (data && capacity < w.size)
+		return uda_context_set_error(list->ctx, UDA_ERROR_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed",
+		                             capacity, w.size);
 	return UDA_SUCCESS;
 }
 

@@ -430,7 +430,8 @@ UDA_API uda_result uda_capability_set_list_intersect(const uda_capability_set_li
 /* Serialized form: versioned, little-endian, length-prefixed, at most
  * UDA_MAX_SERIALIZED_SIZE bytes. With data == NULL only *out_size is
  * written; with a buffer shorter than needed, *out_size receives the needed
- * size and UDA_ERROR_BUFFER_TOO_SMALL is returned. A list that holds the
+ * size and UDA_ERROR_BUFFER_TOO_SMALL is returned (what the buffer then
+ * holds is unspecified). A list that holds the
  * same set twice is refused (UDA_ERROR_INVALID_ARGUMENT), as the reader
  * refuses it. */
 #define UDA_MAX_SERIALIZED_SIZE (16u * 1024u * 1024u)
