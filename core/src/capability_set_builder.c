@@ -49,11 +49,14 @@ uda_result uda_capability_set_builder_set_constraint(uda_capability_set_builder 
 	return UDA_SUCCESS;
 }
 
-static bool grow(void **array, uint32_t *capacity, uint32_t needed, size_t element_size)
+/* `first`: the capacity of a new array, enough for a typical set (a
+ * layout, a handle or two, IMAGE_PARAMS) so that building one does not
+ * reallocate. */
+static bool grow(void **array, uint32_t *capacity, uint32_t needed, size_t element_size, uint32_t first)
 {
 	if (needed <= *capacity)
 		return true;
-	uint32_t new_capacity = *capacity ? *capacity : 8;
+	uint32_t new_capacity = *capacity ? *capacity : first;
 	while (new_capacity < needed)
 		new_capacity *= 2;
 	void *grown = realloc(*array, (size_t)new_capacity * element_size);
@@ -89,8 +92,8 @@ uda_result uda_capability_set_builder_add_capability(uda_capability_set_builder 
 			                             capability->name);
 	}
 
-	if (!grow((void **)&builder->caps, &builder->cap_capacity, builder->cap_count + 1, sizeof(record)) ||
-	    !grow((void **)&builder->payload, &builder->payload_capacity, builder->payload_size + record.length, 1))
+	if (!grow((void **)&builder->caps, &builder->cap_capacity, builder->cap_count + 1, sizeof(record), 8) ||
+	    !grow((void **)&builder->payload, &builder->payload_capacity, builder->payload_size + record.length, 1, 128))
 		return uda_context_set_error(builder->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	record.payload_offset = builder->payload_size;
 	if (record.length)

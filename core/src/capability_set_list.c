@@ -70,7 +70,10 @@ static bool grow(void **array, uint32_t *capacity, uint64_t needed, size_t eleme
 		return true;
 	if (needed > UINT32_MAX / 2)
 		return false;
-	uint64_t new_capacity = *capacity ? *capacity : 16;
+	/* A new array takes what is asked (at least a few elements): most
+	 * lists hold one set, the copy an allocation keeps, and a block past
+	 * malloc's small-size caches costs more than the copy itself. */
+	uint64_t new_capacity = *capacity ? *capacity : (needed < 4 ? 4 : needed);
 	while (new_capacity < needed)
 		new_capacity *= 2;
 	void *grown = realloc(*array, (size_t)new_capacity * element_size);
