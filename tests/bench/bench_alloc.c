@@ -43,7 +43,7 @@
 
 #define WIDTH 1920u
 #define HEIGHT 1080u
-#define MAX_ROUNDS 200u
+#define MAX_ROUNDS 1000u
 #define FRAME_BYTES ((size_t)WIDTH * HEIGHT * 4)
 
 struct bench {
