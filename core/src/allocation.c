@@ -77,13 +77,9 @@ static uda_result allocate_on(uda_device *device, const uda_assertion *assertion
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "device %s does not allocate", device->name);
 
 	uda_capability_set_list *set;
-	uda_result result = capability_set_list_new(ctx, &set);
-	if (result == UDA_SUCCESS)
-		result = uda_capability_set_list_append_copy(set, list, set_index);
-	if (result != UDA_SUCCESS) {
-		uda_capability_set_list_destroy(set);
+	uda_result result = capability_set_list_copy_set(list, set_index, &set);
+	if (result != UDA_SUCCESS)
 		return result;
-	}
 
 	uda_backend_allocation backend;
 	memset(&backend, 0, sizeof(backend));
@@ -515,13 +511,9 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 		return result;
 
 	uda_capability_set_list *set;
-	result = capability_set_list_new(ctx, &set);
-	if (result == UDA_SUCCESS)
-		result = uda_capability_set_list_append_copy(set, info->set_list, info->set_index);
-	if (result != UDA_SUCCESS) {
-		uda_capability_set_list_destroy(set);
+	result = capability_set_list_copy_set(info->set_list, info->set_index, &set);
+	if (result != UDA_SUCCESS)
 		return result;
-	}
 	const bool read_only = info->flags & UDA_IMPORT_READ_ONLY;
 	bool take_fd = info->flags & UDA_IMPORT_TAKE_FD;
 	int fd = info->fd;

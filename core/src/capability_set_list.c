@@ -15,6 +15,70 @@ uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **o
 	return UDA_SUCCESS;
 }
 
+static size_t align_up(size_t size)
+{
+	const size_t alignment = _Alignof(struct uda_capability_set_record);
+	return (size + alignment - 1) / alignment * alignment;
+}
+
+uda_result capability_set_list_new_sized(uda_context *ctx, uint32_t sets, uint32_t caps, uint32_t payload,
+                                         uda_capability_set_list **out)
+{
+	_Static_assert(_Alignof(struct uda_capability_record) <= _Alignof(struct uda_capability_set_record),
+	               "one alignment serves both record arrays");
+	if (sets > UDA_MAX_SETS_PER_LIST || caps > UINT32_MAX / 2 / sizeof(struct uda_capability_record) ||
+	    payload > UINT32_MAX / 2)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	const size_t sets_at = align_up(sizeof(uda_capability_set_list));
+	const size_t caps_at = align_up(sets_at + (size_t)sets * sizeof(struct uda_capability_set_record));
+	const size_t payload_at = caps_at + (size_t)caps * sizeof(struct uda_capability_record);
+	uint8_t *block = malloc(payload_at + payload);
+	if (!block)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	uda_capability_set_list *list = (uda_capability_set_list *)block;
+	*list = (uda_capability_set_list){
+		.ctx = ctx,
+		.arrays_inline = true,
+		.sets = sets ? (struct uda_capability_set_record *)(block + sets_at) : NULL,
+		.set_capacity = sets,
+		.caps = caps ? (struct uda_capability_record *)(block + caps_at) : NULL,
+		.cap_capacity = caps,
+		.payload = payload ? block + payload_at : NULL,
+		.payload_capacity = payload,
+	};
+	*out = list;
+	return UDA_SUCCESS;
+}
+
+/* A block of its own holding an inline array's `capacity` elements, of
+ * which `count` are in use. */
+static void *array_out_of_block(const void *array, uint32_t count, uint32_t capacity, size_t element_size)
+{
+	void *moved = malloc((capacity ? capacity : 1) * element_size);
+	if (moved && count)
+		memcpy(moved, array, count * element_size);
+	return moved;
+}
+
+/* Gives an inline list's arrays blocks of their own, which can then grow. */
+static bool detach_arrays(struct uda_capability_set_list *list)
+{
+	void *sets = array_out_of_block(list->sets, list->set_count, list->set_capacity, sizeof(*list->sets));
+	void *caps = array_out_of_block(list->caps, list->cap_count, list->cap_capacity, sizeof(*list->caps));
+	void *payload = array_out_of_block(list->payload, list->payload_size, list->payload_capacity, 1);
+	if (!sets || !caps || !payload) {
+		free(sets);
+		free(caps);
+		free(payload);
+		return false;
+	}
+	list->sets = sets;
+	list->caps = caps;
+	list->payload = payload;
+	list->arrays_inline = false;
+	return true;
+}
+
 bool capability_set_layout_modifier(const struct uda_capability_set_list *list,
                                     const struct uda_capability_set_record *set, uint64_t *out_modifier)
 {
@@ -58,9 +122,11 @@ void uda_capability_set_list_destroy(uda_capability_set_list *list)
 {
 	if (!list)
 		return;
-	free(list->sets);
-	free(list->caps);
-	free(list->payload);
+	if (!list->arrays_inline) {
+		free(list->sets);
+		free(list->caps);
+		free(list->payload);
+	}
 	free(list);
 }
 
@@ -87,6 +153,11 @@ static bool grow(void **array, uint32_t *capacity, uint64_t needed, size_t eleme
 bool list_reserve(struct uda_capability_set_list *list, uint32_t extra_sets, uint32_t extra_caps,
                   uint32_t extra_payload)
 {
+	if (list->arrays_inline && ((uint64_t)list->set_count + extra_sets > list->set_capacity ||
+	                            (uint64_t)list->cap_count + extra_caps > list->cap_capacity ||
+	                            (uint64_t)list->payload_size + extra_payload > list->payload_capacity) &&
+	    !detach_arrays(list))
+		return false;
 	return grow((void **)&list->sets, &list->set_capacity, (uint64_t)list->set_count + extra_sets,
 	            sizeof(*list->sets)) &&
 	       grow((void **)&list->caps, &list->cap_capacity, (uint64_t)list->cap_count + extra_caps,
@@ -243,19 +314,36 @@ uda_result uda_capability_set_list_append_copy(uda_capability_set_list *list, co
 	return UDA_SUCCESS;
 }
 
+uda_result capability_set_list_copy_set(const uda_capability_set_list *list, uint32_t set_index,
+                                       uda_capability_set_list **out)
+{
+	if (set_index >= list->set_count)
+		return uda_context_set_error(list->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "set index %u out of range (list holds %u)", set_index, list->set_count);
+	const struct uda_capability_set_record *set = &list->sets[set_index];
+	uda_capability_set_list *copy;
+	uda_result result = capability_set_list_new_sized(list->ctx, 1, set->cap_count, set->payload_bytes, &copy);
+	if (result != UDA_SUCCESS)
+		return result;
+	result = uda_capability_set_list_append_copy(copy, list, set_index);
+	if (result != UDA_SUCCESS) {
+		uda_capability_set_list_destroy(copy);
+		return result;
+	}
+	*out = copy;
+	return UDA_SUCCESS;
+}
+
 uda_result uda_capability_set_list_copy(const uda_capability_set_list *list, uda_capability_set_list **out_copy)
 {
 	if (!list)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(list->ctx, out_copy);
 	uda_capability_set_list *copy = NULL;
-	uda_result result = capability_set_list_new(list->ctx, &copy);
+	uda_result result =
+		capability_set_list_new_sized(list->ctx, list->set_count, list->cap_count, list->payload_size, &copy);
 	if (result != UDA_SUCCESS)
 		return result;
-	if (!list_reserve(copy, list->set_count, list->cap_count, list->payload_size)) {
-		uda_capability_set_list_destroy(copy);
-		return uda_context_set_error(list->ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
-	}
 	if (list->set_count)
 		memcpy(copy->sets, list->sets, list->set_count * sizeof(*list->sets));
 	if (list->cap_count)

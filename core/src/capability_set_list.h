@@ -33,6 +33,9 @@ struct uda_capability_set_record {
 
 struct uda_capability_set_list {
 	uda_context *ctx;
+	/* The arrays live in the list's own block (capability_set_list_new_sized)
+	 * until one must grow. */
+	bool arrays_inline;
 	struct uda_capability_set_record *sets;
 	uint32_t set_count, set_capacity;
 	struct uda_capability_record *caps;
@@ -104,6 +107,17 @@ bool capability_set_names_a_handle(const struct uda_capability_set_list *list,
                                    const struct uda_capability_set_record *set);
 
 uda_result capability_set_list_new(uda_context *ctx, uda_capability_set_list **out);
+
+/* A list made as one block with room for `sets` sets, `caps`
+ * capabilities and `payload` payload bytes: what a list whose size is
+ * known when it is made (a copy, an allocation's one set) needs, in one
+ * malloc instead of four. Appending past the room moves the arrays out. */
+uda_result capability_set_list_new_sized(uda_context *ctx, uint32_t sets, uint32_t caps, uint32_t payload,
+                                         uda_capability_set_list **out);
+
+/* A new one-block list holding a copy of set `set_index` of `list`. */
+uda_result capability_set_list_copy_set(const uda_capability_set_list *list, uint32_t set_index,
+                                       uda_capability_set_list **out);
 
 /* Makes `owner_uuid` the owner of every LOCAL capability of the list: a
  * device owns the LOCAL capabilities it reports, whatever they said. */

@@ -21,6 +21,7 @@
 #define LIST_HEADER_SIZE       16u
 #define CONSTRAINT_RECORD_SIZE 12u
 #define CAPABILITY_RECORD_SIZE 12u
+#define SMALL_LIST_SIZE        1024u
 
 static void write_set(struct byte_writer *w, const uda_capability_set_list *list,
                       const struct uda_capability_set_record *set)
@@ -185,7 +186,14 @@ uda_result capability_set_list_read(uda_context *ctx, struct byte_reader *r, uda
 	struct byte_reader body = {.data = r->data, .size = start + total_size, .offset = r->offset};
 	uda_capability_set_list *list = NULL;
 	uda_capability_set_builder *builder = NULL;
-	uda_result result = capability_set_list_new(ctx, &list);
+	/* A small input (the one set of an allocation's metadata) gets its
+	 * list in one block with room for all it can hold; a large one grows
+	 * as it proves itself, rather than reserving for what it claims. */
+	const uint32_t body_size = total_size - LIST_HEADER_SIZE;
+	uda_result result = total_size <= SMALL_LIST_SIZE
+	                            ? capability_set_list_new_sized(ctx, set_count, body_size / CAPABILITY_RECORD_SIZE,
+	                                                            body_size, &list)
+	                            : capability_set_list_new(ctx, &list);
 	if (result == UDA_SUCCESS)
 		result = uda_capability_set_builder_create(ctx, &builder);
 	for (uint32_t s = 0; result == UDA_SUCCESS && s < set_count; s++) {

@@ -168,6 +168,31 @@ TEST_F(CapabilitySet, CopiesAreDeepAndIndependent)
 	uda_capability_set_list_destroy(copy);
 }
 
+TEST_F(CapabilitySet, ACopyGrowsPastTheRoomItWasMadeWith)
+{
+	// A copy is made with room for exactly what it holds; appending to
+	// it, even from itself, must move its arrays and keep every byte.
+	auto source = make_list(ctx.get(), {{{layout(1), vendor_cap(0x10de, 3, {1, 2, 3})}},
+	                                    {{layout(2)}, {{UDA_CONSTRAINT_MAX_WIDTH, 4096}}}});
+	uda_capability_set_list *copy = nullptr;
+	ASSERT_EQ(uda_capability_set_list_copy(source.get(), &copy), UDA_SUCCESS);
+	ListPtr owned(copy);
+	ASSERT_EQ(uda_capability_set_list_append_copy(copy, copy, 0), UDA_SUCCESS);
+	ASSERT_EQ(add(layout(3)), UDA_SUCCESS);
+	ASSERT_EQ(add(vendor_cap(0x1002, 9, {9, 8, 7, 6, 5, 4, 3, 2, 1})), UDA_SUCCESS);
+	ASSERT_EQ(uda_capability_set_list_append_set(copy, builder), UDA_SUCCESS);
+	std::vector<SetSpec> expected = read_list(source.get());
+	expected.push_back(expected[0]);
+	expected.push_back({{layout(3), vendor_cap(0x1002, 9, {9, 8, 7, 6, 5, 4, 3, 2, 1})}});
+	EXPECT_EQ(read_list(copy), expected);
+	// And an empty list's copy is a list too.
+	uda_capability_set_list *empty = nullptr;
+	ASSERT_EQ(uda_capability_set_list_copy(list, &empty), UDA_SUCCESS);
+	ListPtr owned_empty(empty);
+	ASSERT_EQ(uda_capability_set_list_append_copy(empty, source.get(), 1), UDA_SUCCESS);
+	EXPECT_EQ(read_list(empty), std::vector<SetSpec>{read_list(source.get())[1]});
+}
+
 TEST_F(CapabilitySet, AppendCopyFromTheSameListSurvivesGrowth)
 {
 	// Sixteen sets fill the set array's first allocation exactly, so the
