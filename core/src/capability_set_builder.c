@@ -16,12 +16,17 @@ uda_result uda_capability_set_builder_create(uda_context *ctx, uda_capability_se
 	return UDA_SUCCESS;
 }
 
+void capability_set_builder_release(uda_capability_set_builder *builder)
+{
+	free(builder->caps);
+	free(builder->payload);
+}
+
 void uda_capability_set_builder_destroy(uda_capability_set_builder *builder)
 {
 	if (!builder)
 		return;
-	free(builder->caps);
-	free(builder->payload);
+	capability_set_builder_release(builder);
 	free(builder);
 }
 

@@ -55,6 +55,10 @@ struct uda_capability_set_builder {
 	uint32_t payload_size, payload_capacity;
 };
 
+/* Frees what a builder holds, not the builder: for one on the stack,
+ * {.ctx = ctx}, which the core's own readers use. */
+void capability_set_builder_release(uda_capability_set_builder *builder);
+
 /* NULL for an empty payload: the pool itself may not exist yet, and
  * offsetting a NULL pool is undefined behaviour. */
 static inline const uint8_t *capability_payload(const struct uda_capability_set_list *list,

@@ -185,7 +185,7 @@ uda_result capability_set_list_read(uda_context *ctx, struct byte_reader *r, uda
 	/* Read only within the declared size. */
 	struct byte_reader body = {.data = r->data, .size = start + total_size, .offset = r->offset};
 	uda_capability_set_list *list = NULL;
-	uda_capability_set_builder *builder = NULL;
+	uda_capability_set_builder builder = {.ctx = ctx};
 	/* A small input (the one set of an allocation's metadata) gets its
 	 * list in one block with room for all it can hold; a large one grows
 	 * as it proves itself, rather than reserving for what it claims. */
@@ -194,12 +194,10 @@ uda_result capability_set_list_read(uda_context *ctx, struct byte_reader *r, uda
 	                            ? capability_set_list_new_sized(ctx, set_count, body_size / CAPABILITY_RECORD_SIZE,
 	                                                            body_size, &list)
 	                            : capability_set_list_new(ctx, &list);
-	if (result == UDA_SUCCESS)
-		result = uda_capability_set_builder_create(ctx, &builder);
 	for (uint32_t s = 0; result == UDA_SUCCESS && s < set_count; s++) {
-		uda_capability_set_builder_reset(builder);
-		result = read_set(ctx, &body, builder, s);
-		if (result == UDA_SUCCESS && uda_capability_set_list_append_set(list, builder) != UDA_SUCCESS)
+		uda_capability_set_builder_reset(&builder);
+		result = read_set(ctx, &body, &builder, s);
+		if (result == UDA_SUCCESS && uda_capability_set_list_append_set(list, &builder) != UDA_SUCCESS)
 			result = INVALID("set %u: %s", s, uda_context_get_error(ctx));
 	}
 	if (result == UDA_SUCCESS && body.offset != body.size)
@@ -210,7 +208,7 @@ uda_result capability_set_list_read(uda_context *ctx, struct byte_reader *r, uda
 	 * repeats are only ever a way to make later work quadratic. */
 	if (result == UDA_SUCCESS)
 		result = capability_set_list_check_unique(list, UDA_ERROR_INVALID_DATA);
-	uda_capability_set_builder_destroy(builder);
+	capability_set_builder_release(&builder);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(list);
 		return result;
