@@ -10,6 +10,13 @@
  *   SCANOUT / CURSOR            scanout / cursor plane on the display
  *   PROTECTED                   protected on every device
  *
+ * "Every API of the GPU" means every one whose driver takes the format at
+ * all: Mesa 22.3's GLES cannot make a texture of BGRA-ordered memory
+ * (ARGB8888, XRGB8888), which its Vulkan renders and samples. Such an API
+ * sits the buffer out, with a log line, rather than make GBM refuse the
+ * formats most buffers have; it would refuse the import with the reason.
+ * The first API (Vulkan where there is one, which allocates) always joins.
+ *
  * A modifier list becomes a layout filter (only those layouts), and
  * DMA-BUF sets are preferred, as GBM promises DMA-BUFs where the devices
  * have them.
@@ -36,6 +43,22 @@ static uint32_t add_device(struct uda_gbm_request *request, uda_device *device)
 	request->usages[i] = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, 0, request->atoms[i]};
 	request->devices[i] = (uda_device_usage){device, &request->usages[i]};
 	return i;
+}
+
+/* Whether an API of the GPU can sample the format in any layout. */
+static bool takes_format(struct uda_gbm_device *device, uda_device *api, const uda_assertion *assertion)
+{
+	const uda_usage_atom sampled = {UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, NULL};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &sampled};
+	uda_capability_set_list *sets = NULL;
+	const uda_result result = uda_device_get_capability_sets(api, assertion, &usage, &sets);
+	uda_capability_set_list_destroy(sets);
+	if (result == UDA_ERROR_UNSUPPORTED) {
+		uda_gbm_log(device, UDA_LOG_INFO, "format 0x%08x leaves out a device of the GPU: %s", assertion->format,
+		            uda_context_get_error(device->ctx));
+		return false;
+	}
+	return true;
 }
 
 static int copy_modifiers(struct uda_gbm_device *device, const uint64_t *modifiers, uint32_t count,
@@ -93,6 +116,8 @@ int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t
 
 	const bool render = flags & (GBM_BO_USE_RENDERING | GBM_BO_USE_FRONT_RENDERING);
 	for (uint32_t r = 0; r < device->render_count; r++) {
+		if (r > 0 && !takes_format(device, device->render[r], &request->assertion))
+			continue;
 		uint32_t i = add_device(request, device->render[r]);
 		add_atom(request, i, UDA_USAGE_SAMPLED, NULL);
 		if (render)
