@@ -8,6 +8,8 @@
 #include "fd_count.hpp"
 #include "gpu_fixture.hpp"
 
+#include <GLES2/gl2ext.h> /* after gl3.h, which it extends */
+
 using namespace uda_test;
 
 namespace
@@ -425,6 +427,61 @@ TEST_F(VulkanGl, EnumeratesTheFormatsEachDeviceTakes)
 	EXPECT_EQ(count, 1u);
 	EXPECT_EQ(uda_device_get_formats(vulkan, nullptr, &count, nullptr), UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(uda_device_get_formats(nullptr, &vulkan_usage, &count, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+}
+
+// GL is offered BGRA-ordered memory (ARGB8888) only where its context makes
+// textures of it: Mesa 22.3's GLES refuses GL_BGRA8_EXT storage, and an
+// import there is refused with the reason instead of promised and failed.
+TEST_F(VulkanGl, BgraMemoryIsOfferedToGlOnlyWhereGlMakesItsTextures)
+{
+	uda_gl_device_native device_native = {};
+	device_native.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE;
+	ASSERT_EQ(uda_device_get_native(gl, &device_native), UDA_SUCCESS);
+	uda_gl_native share = {};
+	share.egl_display = device_native.egl_display;
+	share.egl_context = device_native.egl_context;
+	bool storage = false;
+	{
+		SharedGlContext context(share);
+		GLuint texture = 0;
+		glGenTextures(1, &texture);
+		glBindTexture(GL_TEXTURE_2D, texture);
+		glTexStorage2D(GL_TEXTURE_2D, 1, GL_BGRA8_EXT, 1, 1);
+		storage = glGetError() == GL_NO_ERROR;
+		glDeleteTextures(1, &texture);
+	}
+	const uda_assertion bgra = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ARGB8888, 0};
+	uda_capability_set_list *sets = nullptr;
+	const uda_result offered = uda_device_get_capability_sets(gl, &bgra, &gl_usage, &sets);
+	uda_capability_set_list_destroy(sets);
+	EXPECT_EQ(offered == UDA_SUCCESS, storage) << "GL_BGRA8_EXT storage " << (storage ? "works" : "is refused");
+
+	// Vulkan alone takes it; GL's import follows GL's answer.
+	const uda_device_usage vulkan_only[] = {{vulkan, &vulkan_usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &bgra, 1, vulkan_only};
+	uda_capability_set_list *negotiated = nullptr;
+	uint32_t index = 0;
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &negotiated, &index), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	AllocationPtr allocation(raw);
+	ListPtr owned(negotiated);
+	const int fds_before = open_fd_count();
+	std::vector<uint8_t> metadata = serialized(raw, UDA_HANDLE_TYPE_OPAQUE_FD);
+	int fd = -1;
+	ASSERT_EQ(uda_allocation_export(raw, UDA_HANDLE_TYPE_OPAQUE_FD, &fd), UDA_SUCCESS);
+	uda_allocation *imported = nullptr;
+	const uda_result result = uda_import_serialized(gl, fd, metadata.data(), metadata.size(), &imported);
+	close(fd);
+	AllocationPtr owned_import(imported);
+	if (storage) {
+		EXPECT_EQ(result, UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	} else {
+		EXPECT_EQ(result, UDA_ERROR_UNSUPPORTED);
+		EXPECT_EQ(imported, nullptr);
+	}
+	owned_import.reset();
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 // 10-bit and half-float RGB go from Vulkan to GL like 8-bit does.

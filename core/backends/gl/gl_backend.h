@@ -45,14 +45,16 @@ struct gl_device {
 	bool has_dma_buf_import;
 	bool has_dma_buf_modifiers;
 	GLint max_texture_size;
-	/* Whether GL_TILING_TYPES_EXT lists linear, per internal format, as
-	 * asked (gl_capabilities.c): a context switch spared on every later
-	 * capability query. Guarded by `lock`. */
-	struct {
+	/* Per internal format, as asked once (gl_capabilities.c): whether
+	 * the context makes immutable storage of it at all, and whether
+	 * GL_TILING_TYPES_EXT lists linear. A context switch spared on every
+	 * later capability query. Guarded by `lock`. */
+	struct gl_format_answer {
 		GLenum internal_format;
+		bool storage;
 		bool linear;
-	} tiling_answers[32];
-	uint32_t tiling_answer_count;
+	} format_answers[32];
+	uint32_t format_answer_count;
 	uda_drm_node drm_primary, drm_render;
 };
 

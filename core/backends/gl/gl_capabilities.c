@@ -2,7 +2,8 @@
  * What a GL device can import for an assertion, best first:
  *
  *  1. optimal tiling in the driver-private layout, over OPAQUE_FD
- *     (GL_EXT_memory_object_fd; same driver UUID only);
+ *     (GL_EXT_memory_object_fd; same driver UUID only), for formats the
+ *     context makes texture storage of;
  *  2. linear tiling over OPAQUE_FD (GL_LINEAR_TILING_EXT), where the
  *     driver lists it in GL_TILING_TYPES_EXT, at the pitch the driver
  *     would choose, which only a device of the same driver knows: the set
@@ -101,6 +102,25 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
 	return result;
 }
 
+/* Whether the context makes immutable texture storage of the format, the
+ * same check glTexStorageMem2DEXT applies to what it imports: Mesa 22.3's
+ * GLES refuses GL_BGRA8_EXT there (GL_INVALID_ENUM), so ARGB8888 memory
+ * cannot become a texture however the memory was laid out, and no set may
+ * promise it. Probed on a 1x1 texture, deleted again. */
+static bool ask_storage(GLenum internal_format)
+{
+	GLint bound = 0;
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &bound);
+	GLuint texture = 0;
+	glGenTextures(1, &texture);
+	glBindTexture(GL_TEXTURE_2D, texture);
+	glTexStorage2D(GL_TEXTURE_2D, 1, internal_format, 1, 1);
+	const bool storage = glGetError() == GL_NO_ERROR;
+	glBindTexture(GL_TEXTURE_2D, (GLuint)bound);
+	glDeleteTextures(1, &texture);
+	return storage;
+}
+
 /* Whether the driver takes GL_LINEAR_TILING_EXT for textures of this
  * format in imported memory. NVIDIA's GL (580.159) refuses
  * glTexStorageMem2DEXT of linear RGBA8 that Vulkan exported, so the set is
@@ -108,14 +128,8 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
  * answer the query in a GLES context (Mesa allows GetInternalformativ on
  * GL_TEXTURE_2D only with ARB_internalformat_query2, which ES lacks) keeps
  * the set: llvmpipe imports linear memory. */
-/* 1 or 0, or -1 when the context could not be entered (not an answer). */
-static int ask_linear_tiling(struct gl_device *device, GLenum internal_format)
+static bool ask_linear_tiling(GLenum internal_format)
 {
-	struct gl_binding saved;
-	if (!gl_device_enter(device, device->context, &saved))
-		return -1;
-	while (glGetError() != GL_NO_ERROR)
-		;
 	bool linear = true;
 	GLint count = 0;
 	glGetInternalformativ(GL_TEXTURE_2D, internal_format, GL_NUM_TILING_TYPES_EXT, 1, &count);
@@ -129,38 +143,44 @@ static int ask_linear_tiling(struct gl_device *device, GLenum internal_format)
 		for (GLint i = 0; i < count; i++)
 			linear = linear || types[i] == GL_LINEAR_TILING_EXT;
 	}
-	while (glGetError() != GL_NO_ERROR)
-		;
-	gl_device_leave(device, &saved);
 	return linear;
 }
 
-/* The driver's answer never changes: asked once per format. The lock is
- * not held while asking, since entering the device's context takes it. */
-static bool takes_linear_tiling(struct gl_device *device, GLenum internal_format)
+/* The driver's answers never change: asked once per format, in the
+ * device's context. The lock is not held while asking, since entering the
+ * device's context takes it. False when the context could not be
+ * entered (not an answer, not kept). */
+static bool format_answer(struct gl_device *device, GLenum internal_format, struct gl_format_answer *out)
 {
-	const uint32_t capacity = sizeof(device->tiling_answers) / sizeof(device->tiling_answers[0]);
+	const uint32_t capacity = sizeof(device->format_answers) / sizeof(device->format_answers[0]);
 	pthread_mutex_lock(&device->lock);
-	for (uint32_t i = 0; i < device->tiling_answer_count; i++) {
-		if (device->tiling_answers[i].internal_format == internal_format) {
-			const bool linear = device->tiling_answers[i].linear;
+	for (uint32_t i = 0; i < device->format_answer_count; i++) {
+		if (device->format_answers[i].internal_format == internal_format) {
+			*out = device->format_answers[i];
 			pthread_mutex_unlock(&device->lock);
-			return linear;
+			return true;
 		}
 	}
 	pthread_mutex_unlock(&device->lock);
-	const int answer = ask_linear_tiling(device, internal_format);
-	if (answer < 0)
+
+	struct gl_binding saved;
+	if (!gl_device_enter(device, device->context, &saved))
 		return false;
-	const bool linear = answer;
+	while (glGetError() != GL_NO_ERROR)
+		;
+	struct gl_format_answer answer = {.internal_format = internal_format};
+	answer.storage = ask_storage(internal_format);
+	answer.linear = answer.storage && ask_linear_tiling(internal_format);
+	while (glGetError() != GL_NO_ERROR)
+		;
+	gl_device_leave(device, &saved);
+
 	pthread_mutex_lock(&device->lock);
-	if (device->tiling_answer_count < capacity) {
-		device->tiling_answers[device->tiling_answer_count].internal_format = internal_format;
-		device->tiling_answers[device->tiling_answer_count].linear = linear;
-		device->tiling_answer_count++;
-	}
+	if (device->format_answer_count < capacity)
+		device->format_answers[device->format_answer_count++] = answer;
 	pthread_mutex_unlock(&device->lock);
-	return linear;
+	*out = answer;
+	return true;
 }
 
 uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
@@ -181,7 +201,9 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl: %ux%u exceeds GL_MAX_TEXTURE_SIZE %d",
 		                             assertion->width, assertion->height, device->max_texture_size);
 
-	if (device->has_memory_object_fd) {
+	struct gl_format_answer answer;
+	if (device->has_memory_object_fd && format_answer(device, format.gl_internal_format, &answer) &&
+	    answer.storage) {
 		uint8_t payload[UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE] = {0};
 		memcpy(payload, device->driver_uuid, UDA_UUID_SIZE);
 		payload[UDA_UUID_SIZE] = UDA_OPAQUE_LAYOUT_OPTIMAL_TILING;
@@ -190,7 +212,7 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
 		result = append(ctx, device, &opaque, UDA_HANDLE_TYPE_OPAQUE_FD, out);
 		uint8_t linear_payload[8] = {0};
 		const uda_capability linear = {.name = UDA_CAPABILITY_LAYOUT, .length = 8, .payload = linear_payload};
-		if (result == UDA_SUCCESS && takes_linear_tiling(device, format.gl_internal_format))
+		if (result == UDA_SUCCESS && answer.linear)
 			result = append(ctx, device, &linear, UDA_HANDLE_TYPE_OPAQUE_FD, out);
 	}
 	if (result == UDA_SUCCESS && device->has_dma_buf_import)
