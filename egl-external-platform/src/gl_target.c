@@ -1,6 +1,7 @@
 /* Allocations as GL render targets in the application's context, and the
  * copies between them and the surfaces GL renders into. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,9 @@ static EGLint share_with_device(struct platform_display *display, uda_allocation
 	};
 	uda_context *ctx = uda_device_get_context(display->device);
 	const uda_gl_import_info gl_info = {UDA_STRUCTURE_TYPE_GL_IMPORT_INFO, NULL, gl_flags};
+	/* The reason worth telling is an import's, not that a handle type
+	 * later in the list was never the allocation's. */
+	char import_failure[256] = "";
 	for (size_t i = 0; i < sizeof(handle_types) / sizeof(handle_types[0]); i++) {
 		int fd = -1;
 		if (uda_allocation_export(allocation, handle_types[i], &fd) != UDA_SUCCESS)
@@ -50,10 +54,12 @@ static EGLint share_with_device(struct platform_display *display, uda_allocation
 			close(fd);
 		if (result == UDA_SUCCESS)
 			return EGL_SUCCESS;
+		if (!import_failure[0])
+			snprintf(import_failure, sizeof(import_failure), "%s", uda_context_get_error(ctx));
 	}
 	platform_set_error(display->platform, EGL_BAD_MATCH,
 	                   "the allocation cannot be shared with the display's GL device: %s",
-	                   uda_context_get_error(ctx));
+	                   import_failure[0] ? import_failure : uda_context_get_error(ctx));
 	return EGL_BAD_MATCH;
 }
 
