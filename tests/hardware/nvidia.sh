@@ -144,6 +144,14 @@ step uda-bench-layer "$build"/tests/bench/uda-bench-layer
 # The EGL platform loaded by NVIDIA's libEGL itself (no host), then through
 # the host in front of it, then the frame benchmark.
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver "$build"/tests/test-egl-platform-driver
+# NVIDIA's libEGL loaded the platform and dropped it unasked (2026-12-04):
+# the dynamic linker's own account of where the module went (its link
+# namespace, a dlclose and when), and the platform's log of whether
+# unloadEGLExternalPlatform came, for one display's life.
+LD_DEBUG=files step egl-platform-driver-lddebug "$build"/tests/test-egl-platform-driver \
+	--gtest_filter=EglPlatform.DisplayInitializesAndListsConfigs
+grep -nE 'libuda-egl-platform|uda-egl-platform:' "$logs/egl-platform-driver-lddebug.log" | head -n 40 |
+	sed 's/^/   /' >>"$summary"
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host "$build"/tests/test-egl-platform
 step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # uda behind the system libgbm on NVIDIA's GPU (its DRM node, if the
