@@ -63,6 +63,13 @@ bool capability_record_from_public(const uda_capability *cap, struct uda_capabil
 			*why = "a LAYOUT payload must be one 8-byte modifier";
 			return false;
 		}
+		/* DRM_FORMAT_MOD_INVALID names no layout: it is what
+		 * uda_capability_set_list_get_modifier says of opaque ones. */
+		static const uint8_t invalid_modifier[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+		if (cap->name == UDA_CAPABILITY_LAYOUT && memcmp(cap->payload, invalid_modifier, 8) == 0) {
+			*why = "DRM_FORMAT_MOD_INVALID is no layout (LAYOUT_OPAQUE is the driver-private one)";
+			return false;
+		}
 		if (cap->name == UDA_CAPABILITY_LAYOUT_OPAQUE && cap->length < UDA_UUID_SIZE) {
 			*why = "a LAYOUT_OPAQUE payload must start with a 16-byte driver UUID";
 			return false;

@@ -448,6 +448,20 @@ uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *lis
 	return UDA_SUCCESS;
 }
 
+uda_result uda_capability_set_list_get_modifier(const uda_capability_set_list *list, uint32_t set_index,
+                                                uint64_t *out_modifier)
+{
+	if (!list)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(list->ctx, out_modifier);
+	uda_result result = check_set_index(list, set_index);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (!capability_set_layout_modifier(list, &list->sets[set_index], out_modifier))
+		*out_modifier = DRM_FORMAT_MOD_INVALID;
+	return UDA_SUCCESS;
+}
+
 uda_result uda_capability_set_list_sets_equal(const uda_capability_set_list *a, uint32_t a_index,
                                               const uda_capability_set_list *b, uint32_t b_index, bool *out_equal)
 {

@@ -138,6 +138,10 @@ TEST_F(BadArguments, Lists)
 	                          UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_FAILS(uda_capability_set_list_get_layout(nullptr, 0, &cap));
 	EXPECT_FAILS_WITH_MESSAGE(uda_capability_set_list_get_layout(list, 3, &cap), UDA_ERROR_INVALID_ARGUMENT);
+	uint64_t modifier;
+	EXPECT_FAILS(uda_capability_set_list_get_modifier(nullptr, 0, &modifier));
+	EXPECT_FAILS_WITH_MESSAGE(uda_capability_set_list_get_modifier(list, 3, &modifier), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FAILS_WITH_MESSAGE(uda_capability_set_list_get_modifier(list, 0, nullptr), UDA_ERROR_INVALID_ARGUMENT);
 	bool equal;
 	EXPECT_FAILS(uda_capability_set_list_sets_equal(nullptr, 0, list, 0, &equal));
 	EXPECT_FAILS(uda_capability_set_list_sets_equal(list, 0, nullptr, 0, &equal));

@@ -65,6 +65,9 @@ TEST_F(CapabilitySet, AccessorsReadBackWhatWasBuilt)
 	uint64_t modifier = 0;
 	memcpy(&modifier, layout_cap.payload, 8); // little-endian host
 	EXPECT_EQ(modifier, fourcc_mod_code(ARM, 3));
+	modifier = 0;
+	ASSERT_EQ(uda_capability_set_list_get_modifier(list, 0, &modifier), UDA_SUCCESS);
+	EXPECT_EQ(modifier, fourcc_mod_code(ARM, 3));
 
 	// Canonical order: shared capabilities by vendor and name, LOCAL last.
 	SetSpec set = read_set(list, 0);
@@ -166,6 +169,25 @@ TEST_F(CapabilitySet, CopiesAreDeepAndIndependent)
 	EXPECT_EQ(read_list(copy), expected);
 	EXPECT_EQ(read_list(list), (std::vector<SetSpec>{expected[1], expected[0]}));
 	uda_capability_set_list_destroy(copy);
+}
+
+// A driver-private layout has no modifier, and no LAYOUT may claim the
+// value that says so.
+TEST_F(CapabilitySet, OpaqueLayoutsReadAsTheInvalidModifier)
+{
+	std::vector<uint8_t> driver(UDA_UUID_SIZE + 4, 7);
+	uda_capability opaque = {UDA_VENDOR_NONE, UDA_CAPABILITY_LAYOUT_OPAQUE, UDA_CAPABILITY_FLAG_REQUIRED,
+	                         static_cast<uint32_t>(driver.size()), driver.data(), {}};
+	ASSERT_EQ(uda_capability_set_builder_add_capability(builder, &opaque), UDA_SUCCESS);
+	ASSERT_EQ(uda_capability_set_list_append_set(list, builder), UDA_SUCCESS);
+	uint64_t modifier = 0;
+	ASSERT_EQ(uda_capability_set_list_get_modifier(list, 0, &modifier), UDA_SUCCESS);
+	EXPECT_EQ(modifier, DRM_FORMAT_MOD_INVALID);
+
+	ASSERT_EQ(uda_capability_set_builder_reset(builder), UDA_SUCCESS);
+	EXPECT_EQ(uda_capability_set_builder_add_layout(builder, DRM_FORMAT_MOD_INVALID, 0), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("DRM_FORMAT_MOD_INVALID"), std::string::npos);
+	EXPECT_EQ(uda_capability_set_builder_add_layout(builder, DRM_FORMAT_MOD_LINEAR, 0), UDA_SUCCESS);
 }
 
 TEST_F(CapabilitySet, ACopyGrowsPastTheRoomItWasMadeWith)

@@ -34,21 +34,9 @@ static void release(struct gl_device *device, struct gl_allocation *a)
 
 static uint64_t layout_modifier(const uda_capability_set_list *set, bool *out_opaque)
 {
-	uda_capability layout;
 	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
-	*out_opaque = false;
-	if (uda_capability_set_list_get_layout(set, 0, &layout) != UDA_SUCCESS)
-		return modifier;
-	if (layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE) {
-		*out_opaque = true;
-		return modifier;
-	}
-	if (layout.length == 8) {
-		const uint8_t *p = layout.payload;
-		modifier = 0;
-		for (int i = 0; i < 8; i++)
-			modifier |= (uint64_t)p[i] << (8 * i);
-	}
+	uda_capability_set_list_get_modifier(set, 0, &modifier);
+	*out_opaque = modifier == DRM_FORMAT_MOD_INVALID;
 	return modifier;
 }
 

@@ -424,9 +424,7 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 		*out_tiling = VK_IMAGE_TILING_OPTIMAL;
 	} else {
 		uint64_t modifier = 0;
-		const uint8_t *p = layout.payload;
-		for (unsigned i = 0; i < 8 && layout.length == 8; i++)
-			modifier |= (uint64_t)p[i] << (8 * i);
+		uda_capability_set_list_get_modifier(set, set_index, &modifier);
 		/* Memory that travels as a dma-buf has an explicit layout, so
 		 * with modifiers it takes the modifier path, which accepts an
 		 * exporter's pitch; a linear set that also (or only) speaks

@@ -408,6 +408,12 @@ UDA_API uda_result uda_capability_set_list_get_capability(const uda_capability_s
  * uda_capability_set_list_get_capability. */
 UDA_API uda_result uda_capability_set_list_get_layout(const uda_capability_set_list *list, uint32_t set_index,
                                                       uda_capability *out_capability);
+/* The DRM format modifier of the set's LAYOUT capability, or
+ * DRM_FORMAT_MOD_INVALID (0x00ffffffffffffff, which no LAYOUT may carry)
+ * when the layout is LAYOUT_OPAQUE: driver-private, named by no
+ * modifier. */
+UDA_API uda_result uda_capability_set_list_get_modifier(const uda_capability_set_list *list, uint32_t set_index,
+                                                        uint64_t *out_modifier);
 /* *out_equal tells whether two sets hold the same constraints and the
  * same capabilities with the same flags and owners. */
 UDA_API uda_result uda_capability_set_list_sets_equal(const uda_capability_set_list *a, uint32_t a_index,
