@@ -21,17 +21,9 @@ static uint32_t read_u32(const void *payload)
 static uda_result read_set(const uda_capability_set_list *set, uint64_t *out_modifier,
                            uda_handle_type *out_handle)
 {
-	uda_capability layout;
-	uda_result result = uda_capability_set_list_get_layout(set, 0, &layout);
+	uda_result result = uda_capability_set_list_get_modifier(set, 0, out_modifier);
 	if (result != UDA_SUCCESS)
 		return result;
-	*out_modifier = DRM_FORMAT_MOD_INVALID;
-	if (layout.name == UDA_CAPABILITY_LAYOUT && layout.length == 8) {
-		uint64_t modifier = 0;
-		for (int i = 0; i < 8; i++)
-			modifier |= (uint64_t)((const uint8_t *)layout.payload)[i] << (8 * i);
-		*out_modifier = modifier;
-	}
 	uint32_t count = 0;
 	result = uda_capability_set_list_get_capability_count(set, 0, &count);
 	*out_handle = UDA_HANDLE_TYPE_NONE;

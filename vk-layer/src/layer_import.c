@@ -126,10 +126,8 @@ static bool choose_tiling(const struct layer_device *device, const uda_capabilit
 		*out_tiling = VK_IMAGE_TILING_OPTIMAL;
 		return true;
 	}
-	if (layout.length != 8)
+	if (uda_capability_set_list_get_modifier(set, 0, out_modifier) != UDA_SUCCESS)
 		return false;
-	for (int i = 0; i < 8; i++)
-		*out_modifier |= (uint64_t)((const uint8_t *)layout.payload)[i] << (8 * i);
 	if (handle == UDA_HANDLE_TYPE_DMA_BUF && device->has_modifiers) {
 		*out_tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT;
 		return true;
