@@ -172,14 +172,12 @@ static uda_result import_context(struct gl_device *device, uda_context *ctx, con
 			 * context is on this device, which is what an import
 			 * needs (an EGL platform's context is not on the
 			 * device's display, yet on its GPU). */
-			static int xs = -1; if (xs < 0) xs = getenv("XSKIP") ? atoi(getenv("XSKIP")) : 0;
-			static EGLContext cached; if (!cached || xs != 2) cached = eglGetCurrentContext();
-			EGLContext current = cached;
+			EGLContext current = eglGetCurrentContext();
 			if (current == EGL_NO_CONTEXT)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "gl import: UDA_GL_IMPORT_CURRENT_CONTEXT without a current "
 				                             "context");
-			if (xs != 3 && !current_context_on_device(device))
+			if (!current_context_on_device(device))
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "gl import: the current context is not on %s (its device or "
 				                             "driver UUID differs)",
