@@ -85,9 +85,10 @@ TEST_F(VulkanGl, EnumerationFindsOneHardwareThroughTwoApis)
 	EXPECT_EQ(std::memcmp(vi.driver_uuid, gi.driver_uuid, UDA_UUID_SIZE), 0);
 	EXPECT_TRUE(uda_device_same_hardware(vulkan, gl));
 	EXPECT_FALSE(uda_device_same_hardware(vulkan, system));
-	// Debian 12's Mesa 22.3.6: "mesa22.3.6" and "llvmpipeUUID".
+	// llvmpipe's are fixed strings: "mesa" and the Mesa version
+	// ("mesa22.3.6" on Debian 12), and "llvmpipeUUID".
 	if (std::strstr(vi.name, "llvmpipe")) {
-		EXPECT_EQ(std::memcmp(vi.device_uuid, "mesa22.3.6", 10), 0);
+		EXPECT_EQ(std::memcmp(vi.device_uuid, "mesa", 4), 0);
 		EXPECT_EQ(std::memcmp(vi.driver_uuid, "llvmpipeUUID", 12), 0);
 	}
 
