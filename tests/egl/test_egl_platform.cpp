@@ -45,7 +45,10 @@ bool has_extension(const char *list, const char *name)
 // 8-bit channels that survive float conversion exactly.
 struct Colour {
 	uint8_t r, g, b;
+	// As 32-bit words of ABGR8888 memory (R first in memory), and of
+	// ARGB8888 memory (B first), on a little-endian machine.
 	uint32_t packed() const { return r | g << 8 | b << 16 | 0xffu << 24; }
+	uint32_t packed_bgra() const { return b | g << 8 | r << 16 | 0xffu << 24; }
 };
 
 Colour frame_colour(uint32_t frame, bool top)
@@ -70,12 +73,15 @@ void draw_frame(uint32_t frame, uint32_t width, uint32_t height)
 	glDisable(GL_SCISSOR_TEST);
 }
 
-// Pixels of a buffer whose first row is the image's top.
-size_t wrong_pixels(const std::vector<uint32_t> &pixels, uint32_t frame, uint32_t width, uint32_t height)
+// Pixels of a buffer whose first row is the image's top; bgra: the words
+// are ARGB8888 memory as it lies, not read back as RGBA.
+size_t wrong_pixels(const std::vector<uint32_t> &pixels, uint32_t frame, uint32_t width, uint32_t height,
+                    bool bgra = false)
 {
 	size_t wrong = 0;
 	for (uint32_t y = 0; y < height; y++) {
-		const uint32_t expected = frame_colour(frame, y < height - height / 2).packed();
+		const Colour colour = frame_colour(frame, y < height - height / 2);
+		const uint32_t expected = bgra ? colour.packed_bgra() : colour.packed();
 		for (uint32_t x = 0; x < width; x++)
 			wrong += pixels[y * width + x] != expected;
 	}
@@ -187,8 +193,10 @@ protected:
 			<< uda_context_get_error(ctx.get());
 		return AllocationPtr(allocation);
 	}
-	// What a consumer sees of the oldest queued frame, through both APIs.
-	void expect_frame(uint32_t frame, uint32_t width, uint32_t height)
+	// What a consumer sees of the oldest queued frame, through both APIs:
+	// GL reads it back as RGBA whatever the memory's order, Vulkan copies
+	// the memory as it lies (B first for ARGB8888).
+	void expect_frame(uint32_t frame, uint32_t width, uint32_t height, bool bgra_memory = false)
 	{
 		uda_surface_frame acquired = {};
 		ASSERT_EQ(uda_surface_acquire(window, 0, &acquired), UDA_SUCCESS) << "frame " << frame;
@@ -207,7 +215,8 @@ protected:
 			uda_vulkan_native native = {};
 			native.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE;
 			ASSERT_EQ(uda_allocation_get_native(in_vulkan.get(), &native), UDA_SUCCESS);
-			EXPECT_EQ(wrong_pixels(vulkan_read_pixels(native, native.image, width, height), frame, width, height),
+			EXPECT_EQ(wrong_pixels(vulkan_read_pixels(native, native.image, width, height), frame, width, height,
+			                       bgra_memory),
 			          0u)
 				<< "Vulkan consumer, frame " << frame;
 		}
@@ -286,6 +295,56 @@ TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
 			EXPECT_TRUE(age >= 0 && age <= 4) << age;
 		// The consumer reads it (it makes its own context current).
 		expect_frame(frame, kWidth, kHeight);
+	}
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// ARGB8888, what most Wayland clients ask for, through a config whose
+// visual is ABGR8888 (same depth; the order is the memory's business).
+// A GL that takes no BGRA-ordered memory (Mesa 22.3's GLES stores no
+// GL_BGRA8_EXT) cannot be in such a queue at all; newer Mesa and NVIDIA
+// render straight into it, or copy into it on the copy path.
+TEST_F(EglPlatform, ArgbWindowFramesLieInMemoryBlueFirst)
+{
+	devices = producer_and_consumer();
+	uda_surface_create_info info = {};
+	info.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO;
+	info.width = kWidth;
+	info.height = kHeight;
+	info.format = DRM_FORMAT_ARGB8888;
+	info.device_count = static_cast<uint32_t>(devices.size());
+	info.devices = devices.data();
+	info.buffer_count = 4;
+	const uda_result created = uda_surface_create(ctx.get(), &info, &window);
+	uda_capability_set_list *gl_sets = nullptr;
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ARGB8888, 0};
+	// The window's buffers come from Vulkan, which shares them with GL as
+	// opaque fds: GL must take ARGB8888 in its driver-private layout.
+	bool gl_takes_opaque = false;
+	if (uda_device_get_capability_sets(gl, &assertion, &gl_usage, &gl_sets) == UDA_SUCCESS) {
+		uint32_t count = 0;
+		uda_capability_set_list_get_count(gl_sets, &count);
+		for (uint32_t i = 0; i < count; i++) {
+			uda_capability layout = {};
+			gl_takes_opaque = gl_takes_opaque ||
+			                  (uda_capability_set_list_get_layout(gl_sets, i, &layout) == UDA_SUCCESS &&
+			                   layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE);
+		}
+		uda_capability_set_list_destroy(gl_sets);
+	}
+	if (!gl_takes_opaque)
+		GTEST_SKIP() << "this GL takes no ARGB8888 memory from Vulkan (no GL_BGRA8_EXT texture storage in that "
+		                "order)";
+	ASSERT_EQ(created, UDA_SUCCESS) << uda_context_get_error(ctx.get());
+
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
+	for (uint32_t frame = 1; frame <= 3; frame++) {
+		ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context)) << std::hex << eglGetError();
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+		expect_frame(frame, kWidth, kHeight, true);
 	}
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));

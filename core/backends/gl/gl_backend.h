@@ -46,7 +46,8 @@ struct gl_device {
 	bool has_dma_buf_modifiers;
 	GLint max_texture_size;
 	/* Per internal format, as asked once (gl_capabilities.c): whether
-	 * the context makes immutable storage of it at all, and whether
+	 * the context makes immutable storage of it at all (in the order
+	 * the memory lies), and whether
 	 * GL_TILING_TYPES_EXT lists linear. A context switch spared on every
 	 * later capability query. Guarded by `lock`. */
 	struct gl_format_answer {
@@ -76,6 +77,10 @@ bool gl_device_enter(struct gl_device *device, EGLContext target, struct gl_bind
 void gl_device_leave(struct gl_device *device, const struct gl_binding *saved);
 
 /* gl_capabilities.c */
+/* The device's answer for an internal format, asked in its context the
+ * first time (gl_capabilities.c); false when the context could not be
+ * entered. */
+bool gl_device_format_answer(struct gl_device *device, GLenum internal_format, struct gl_format_answer *out);
 uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                   const uda_usage *usage, uda_capability_set_list *out_list);
 

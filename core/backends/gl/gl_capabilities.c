@@ -102,11 +102,42 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
 	return result;
 }
 
+#ifndef GL_BGRA8_EXT
+#define GL_BGRA8_EXT 0x93A1
+#endif
+#ifndef GL_BGRA_EXT
+#define GL_BGRA_EXT 0x80E1
+#endif
+
+/* Whether a GL_BGRA8_EXT texture lies in memory blue first, as the
+ * ARGB8888 memory it would be made of does. GLES lets a driver keep
+ * GL_BGRA8_EXT in whatever order it likes, and Mesa 25.0's llvmpipe keeps
+ * it red first: an imported ARGB8888 buffer then shows red and blue
+ * swapped (VulkanGl.BgraMemoryIsOfferedToGlOnlyWhereGlKeepsItsOrder).
+ * The order a framebuffer of the texture reads back in without
+ * conversion is the driver's own. */
+static bool stores_blue_first(GLuint texture)
+{
+	GLint bound = 0;
+	glGetIntegerv(GL_FRAMEBUFFER_BINDING, &bound);
+	GLuint framebuffer = 0;
+	glGenFramebuffers(1, &framebuffer);
+	glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+	GLint read_format = 0;
+	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE)
+		glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &read_format);
+	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)bound);
+	glDeleteFramebuffers(1, &framebuffer);
+	return read_format == GL_BGRA_EXT;
+}
+
 /* Whether the context makes immutable texture storage of the format, the
- * same check glTexStorageMem2DEXT applies to what it imports: Mesa 22.3's
- * GLES refuses GL_BGRA8_EXT there (GL_INVALID_ENUM), so ARGB8888 memory
- * cannot become a texture however the memory was laid out, and no set may
- * promise it. Probed on a 1x1 texture, deleted again. */
+ * same check glTexStorageMem2DEXT applies to what it imports, in the
+ * memory's channel order: Mesa 22.3's GLES refuses GL_BGRA8_EXT there
+ * (GL_INVALID_ENUM) and Mesa 25.0 stores it red first, so neither can
+ * make ARGB8888 memory a texture, and no set may promise it. Probed on a
+ * 1x1 texture, deleted again. */
 static bool ask_storage(GLenum internal_format)
 {
 	GLint bound = 0;
@@ -115,7 +146,9 @@ static bool ask_storage(GLenum internal_format)
 	glGenTextures(1, &texture);
 	glBindTexture(GL_TEXTURE_2D, texture);
 	glTexStorage2D(GL_TEXTURE_2D, 1, internal_format, 1, 1);
-	const bool storage = glGetError() == GL_NO_ERROR;
+	bool storage = glGetError() == GL_NO_ERROR;
+	if (storage && internal_format == GL_BGRA8_EXT)
+		storage = stores_blue_first(texture);
 	glBindTexture(GL_TEXTURE_2D, (GLuint)bound);
 	glDeleteTextures(1, &texture);
 	return storage;
@@ -150,7 +183,7 @@ static bool ask_linear_tiling(GLenum internal_format)
  * device's context. The lock is not held while asking, since entering the
  * device's context takes it. False when the context could not be
  * entered (not an answer, not kept). */
-static bool format_answer(struct gl_device *device, GLenum internal_format, struct gl_format_answer *out)
+bool gl_device_format_answer(struct gl_device *device, GLenum internal_format, struct gl_format_answer *out)
 {
 	const uint32_t capacity = sizeof(device->format_answers) / sizeof(device->format_answers[0]);
 	pthread_mutex_lock(&device->lock);
@@ -202,7 +235,7 @@ uda_result gl_get_capability_sets(void *device_data, uda_context *ctx, const uda
 		                             assertion->width, assertion->height, device->max_texture_size);
 
 	struct gl_format_answer answer;
-	if (device->has_memory_object_fd && format_answer(device, format.gl_internal_format, &answer) &&
+	if (device->has_memory_object_fd && gl_device_format_answer(device, format.gl_internal_format, &answer) &&
 	    answer.storage) {
 		uint8_t payload[UDA_OPAQUE_LAYOUT_PAYLOAD_SIZE] = {0};
 		memcpy(payload, device->driver_uuid, UDA_UUID_SIZE);

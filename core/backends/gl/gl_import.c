@@ -212,6 +212,16 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, 
 	if (m->handle_type != UDA_HANDLE_TYPE_OPAQUE_FD && m->handle_type != UDA_HANDLE_TYPE_DMA_BUF)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "gl import: handle type %d not supported",
 		                             (int)m->handle_type);
+	/* Memory made elsewhere becomes a texture of the format's GL internal
+	 * format, which a driver may keep in another channel order than the
+	 * memory's (GL_BGRA8_EXT red first on Mesa 25.0): refused then, as
+	 * the capability sets never offered it. */
+	struct gl_format_answer answer;
+	if (m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD &&
+	    gl_device_format_answer(device, format.gl_internal_format, &answer) && !answer.storage)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "gl import: this GL makes no texture of format 0x%08x in the memory's order",
+		                             m->format);
 	struct gl_allocation *a = calloc(1, sizeof(*a));
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
