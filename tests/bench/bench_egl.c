@@ -12,10 +12,12 @@
  *           scale, what rendering into a texture rather than a pbuffer
  *           costs the driver
  *   BGRA    the same into a GL_BGRA_EXT texture: llvmpipe's pbuffers are
- *           BGRA, and it renders RGBA ~20% slower than BGRA, which is the
- *           light frames' gap; uda's window is RGBA here because this
- *           Mesa's GLES makes no texture of BGRA memory (GL_BGRA8_EXT
- *           storage refused), so the swap cannot render into one
+ *           BGRA, and llvmpipe 22.3 (Debian 12's) renders the light frames
+ *           into RGBA 1.3-1.8x slower than into BGRA, which is their gap
+ *           there; uda's window is RGBA because that Mesa's GLES makes no
+ *           texture of BGRA memory (GL_BGRA8_EXT storage refused), so the
+ *           swap cannot render into one. Newer llvmpipe renders both at
+ *           one speed (scripts/newer-mesa.sh bench; docs/drivers.md)
  *
  * Two workloads: a light frame (a clear and a few bars) and a heavier one
  * (full-screen blended quads), since the hand-off is a fixed cost per frame
@@ -298,7 +300,9 @@ int main(int argc, char **argv)
 		const char *name;
 		unsigned quads;
 	} workloads[] = {{"light (clear + bars)", 0}, {"heavy (12 blended quads)", 12}};
-	printf("%ux%u ABGR8888, %u frames per round, median of %u rounds\n\n", WIDTH, HEIGHT, frames, rounds);
+	printf("%ux%u ABGR8888, %u frames per round, median of %u rounds, GL: %s, %s\n\n", WIDTH, HEIGHT, frames,
+	       rounds, status == 0 ? (const char *)glGetString(GL_RENDERER) : "-",
+	       status == 0 ? (const char *)glGetString(GL_VERSION) : "-");
 	printf("%-26s %10s %10s %8s %14s %14s %10s %12s %9s\n", "workload", "native fps", "uda fps", "ratio",
 	       "native swap ms", "uda swap ms", "hand-off", "texture fps", "BGRA fps");
 	uint64_t expected_frames = 0;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Runs the built suite (or the EGL benchmark) a second time on Debian 12's
+# newer Mesa from bookworm-backports: lavapipe, llvmpipe, Mesa's EGL and
+# libgbm, unpacked into build-mesa/ and put in front of the system's by
+# environment only. Nothing is installed and the system's Mesa stays what
+# every other test runs on.
+#
+#   scripts/newer-mesa.sh test    ctest in build/ on that Mesa
+#   scripts/newer-mesa.sh bench   uda-bench-egl on that Mesa, then on the
+#                                 system's, one after the other
+#
+# Why a second Mesa: drivers differ in what uda must ask rather than
+# assume. Mesa 22.3's GLES stores no GL_BGRA8_EXT textures, so its GL takes
+# no BGRA-ordered memory and the gl backend offers no ARGB8888 sets there;
+# newer Mesa does, which exercises the other branch. And llvmpipe 22.3
+# renders RGBA ~1.3x slower than BGRA, which is most of the EGL platform's
+# light-frame cost there (docs/egl-platform.md).
+#
+# Not yet a stage of scripts/bootstrap.sh test: on Mesa 25.0 five GBM
+# backend tests fail (docs/drivers.md says why). Where bookworm-backports
+# cannot be reached the script says so and exits 0.
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+test | bench) ;;
+*)
+	echo "usage: $0 test|bench" >&2
+	exit 2
+	;;
+esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+[[ -x build/tests/bench/uda-bench-egl ]] || {
+	echo "newer-mesa: build/ is not built (scripts/bootstrap.sh builds it)" >&2
+	exit 2
+}
+
+prefix=$root/build-mesa
+apt_dir=$prefix/apt
+libdir=$prefix/root/usr/lib/x86_64-linux-gnu
+# Mesa's drivers and what they need newer than bookworm has (libdrm).
+packages=(libgl1-mesa-dri libegl-mesa0 mesa-libgallium mesa-vulkan-drivers libgbm1
+	libdrm2 libdrm-amdgpu1 libdrm-intel1)
+
+fetch() {
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
+	echo "deb http://deb.debian.org/debian bookworm-backports main" >"$apt_dir/sources.list"
+	local options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root)
+	apt-get "${options[@]}" update -qq || return 1
+	local wanted=()
+	for p in "${packages[@]}"; do wanted+=("$p/bookworm-backports"); done
+	rm -f "$apt_dir"/debs/*.deb
+	(cd "$apt_dir/debs" && apt-get "${options[@]}" download -qq "${wanted[@]}") || return 1
+	rm -rf "$prefix/root"
+	for deb in "$apt_dir"/debs/*.deb; do dpkg-deb -x "$deb" "$prefix/root"; done
+	# The packages name their libraries by system paths; point the
+	# loaders' manifests at the unpacked ones.
+	cat >"$prefix/egl_vendor.json" <<-EOF
+		{"file_format_version": "1.0.0", "ICD": {"library_path": "$libdir/libEGL_mesa.so.0"}}
+	EOF
+	local api
+	api=$(sed -n 's/.*"api_version": *"\([^"]*\)".*/\1/p' "$prefix/root/usr/share/vulkan/icd.d/lvp_icd.json")
+	cat >"$prefix/lvp_icd.json" <<-EOF
+		{"file_format_version": "1.0.0", "ICD": {"library_path": "$libdir/libvulkan_lvp.so", "api_version": "$api"}}
+	EOF
+}
+
+if ! fetch; then
+	echo "newer-mesa: bookworm-backports' Mesa could not be fetched; skipped (the system's Mesa ran the suite)"
+	exit 0
+fi
+
+with_newer_mesa() {
+	env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		LIBGL_DRIVERS_PATH="$libdir/dri" \
+		__EGL_VENDOR_LIBRARY_FILENAMES="$prefix/egl_vendor.json" \
+		VK_DRIVER_FILES="$prefix/lvp_icd.json" VK_ICD_FILENAMES="$prefix/lvp_icd.json" \
+		"$@"
+}
+
+version=$(dpkg-deb -f "$apt_dir"/debs/mesa-vulkan-drivers_*.deb Version)
+echo "newer-mesa: Mesa $version from bookworm-backports, in build-mesa/"
+# Vulkan says which Mesa it loaded; GL must agree with it, which the
+# suite checks (one device UUID through both APIs, llvmpipe's holding the
+# Mesa version).
+if ! with_newer_mesa vulkaninfo --summary 2>/dev/null | grep -q "driverInfo *= Mesa $version"; then
+	echo "newer-mesa: the Vulkan loader did not load the unpacked lavapipe" >&2
+	exit 1
+fi
+
+if [[ $mode == test ]]; then
+	cd build
+	with_newer_mesa ctest -j "$(nproc)" --output-on-failure
+	exit
+fi
+
+export UDA_BACKEND_PATH=$root/build/manifests/backends.d
+export UDA_BACKEND_NO_DEFAULT_PATHS=1
+export __EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$root/build/manifests/share/egl/egl_external_platform.d/50_uda.json
+echo "== uda-bench-egl on bookworm-backports' Mesa"
+with_newer_mesa build/tests/bench/uda-bench-egl
+echo
+echo "== uda-bench-egl on the system's Mesa"
+build/tests/bench/uda-bench-egl
