@@ -167,7 +167,7 @@ protected:
 	{
 		return {{gl, &gl_usage}, {vulkan, &vulkan_usage}};
 	}
-	void create_window(uint32_t width = kWidth, uint32_t height = kHeight, uint32_t format = DRM_FORMAT_ABGR8888)
+	uda_result try_create_window(uint32_t width, uint32_t height, uint32_t format)
 	{
 		devices = producer_and_consumer();
 		uda_surface_create_info info = {};
@@ -180,7 +180,11 @@ protected:
 		// The EGL surface holds one for the frame being drawn; the tests
 		// queue up to three before consuming.
 		info.buffer_count = 4;
-		ASSERT_EQ(uda_surface_create(ctx.get(), &info, &window), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		return uda_surface_create(ctx.get(), &info, &window);
+	}
+	void create_window(uint32_t width = kWidth, uint32_t height = kHeight, uint32_t format = DRM_FORMAT_ABGR8888)
+	{
+		ASSERT_EQ(try_create_window(width, height, format), UDA_SUCCESS) << uda_context_get_error(ctx.get());
 	}
 	AllocationPtr allocate_image()
 	{
@@ -307,16 +311,7 @@ TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
 // render straight into it, or copy into it on the copy path.
 TEST_F(EglPlatform, ArgbWindowFramesLieInMemoryBlueFirst)
 {
-	devices = producer_and_consumer();
-	uda_surface_create_info info = {};
-	info.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO;
-	info.width = kWidth;
-	info.height = kHeight;
-	info.format = DRM_FORMAT_ARGB8888;
-	info.device_count = static_cast<uint32_t>(devices.size());
-	info.devices = devices.data();
-	info.buffer_count = 4;
-	const uda_result created = uda_surface_create(ctx.get(), &info, &window);
+	const uda_result created = try_create_window(kWidth, kHeight, DRM_FORMAT_ARGB8888);
 	uda_capability_set_list *gl_sets = nullptr;
 	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ARGB8888, 0};
 	// The window's buffers come from Vulkan, which shares them with GL as
