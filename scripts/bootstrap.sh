@@ -6,7 +6,10 @@
 #                               and uda-demo (client and compositor sharing
 #                               buffers; PNG frames in ./uda-demo-output)
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
-#                               run ctest, the fuzzers for 30 s each, the
+#                               run ctest, again on Debian 12's newer Mesa
+#                               from bookworm-backports (unpacked, not
+#                               installed: scripts/newer-mesa.sh), the
+#                               fuzzers for 30 s each, the
 #                               threaded tests under TSan, the core and
 #                               backend tests under valgrind, then ctest
 #                               again under ASan+UBSan
@@ -93,6 +96,9 @@ echo "== build (release, -Werror)"
 configure_and_build build
 echo "== test (release)"
 (cd build && ctest -j "$jobs" --output-on-failure)
+
+echo "== test (release, again on bookworm-backports' Mesa, unpacked into build-mesa/)"
+scripts/newer-mesa.sh test
 
 echo "== fuzz (clang libFuzzer, ASan+UBSan, 30 s a target)"
 scripts/fuzz.sh 30

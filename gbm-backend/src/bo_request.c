@@ -45,15 +45,22 @@ static uint32_t add_device(struct uda_gbm_request *request, uda_device *device)
 	return i;
 }
 
-/* Whether an API of the GPU can sample the format in any layout. */
-static bool takes_format(struct uda_gbm_device *device, uda_device *api, const uda_assertion *assertion)
+/* Whether an API of the GPU can sample the format in memory the
+ * allocating API can make: sets of its own are not enough (Mesa 25.0's GL
+ * takes ARGB8888 only as DMA-BUFs, which lavapipe cannot export), so the
+ * two are negotiated, sampling only, the allocator's other needs being
+ * the buffer's negotiation's to meet. */
+static bool takes_format(struct uda_gbm_device *device, uda_device *allocator, uda_device *api,
+                         const uda_assertion *assertion)
 {
 	const uda_usage_atom sampled = {UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, NULL};
 	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &sampled};
+	const uda_device_usage pair[] = {{allocator, &usage}, {api, &usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, assertion, 2, pair};
 	uda_capability_set_list *sets = NULL;
-	const uda_result result = uda_device_get_capability_sets(api, assertion, &usage, &sets);
+	const uda_result result = uda_negotiate(device->ctx, &info, &sets);
 	uda_capability_set_list_destroy(sets);
-	if (result == UDA_ERROR_UNSUPPORTED) {
+	if (result == UDA_ERROR_UNSUPPORTED || result == UDA_ERROR_INCOMPATIBLE) {
 		uda_gbm_log(device, UDA_LOG_INFO, "format 0x%08x leaves out a device of the GPU: %s", assertion->format,
 		            uda_context_get_error(device->ctx));
 		return false;
@@ -116,7 +123,7 @@ int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t
 
 	const bool render = flags & (GBM_BO_USE_RENDERING | GBM_BO_USE_FRONT_RENDERING);
 	for (uint32_t r = 0; r < device->render_count; r++) {
-		if (r > 0 && !takes_format(device, device->render[r], &request->assertion))
+		if (r > 0 && !takes_format(device, device->render[0], device->render[r], &request->assertion))
 			continue;
 		uint32_t i = add_device(request, device->render[r]);
 		add_atom(request, i, UDA_USAGE_SAMPLED, NULL);
