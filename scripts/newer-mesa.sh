@@ -10,11 +10,12 @@
 #                                 system's, one after the other
 #
 # Why a second Mesa: drivers differ in what uda must ask rather than
-# assume. Mesa 22.3's GLES stores no GL_BGRA8_EXT textures, so its GL takes
-# no BGRA-ordered memory and the gl backend offers no ARGB8888 sets there;
-# newer Mesa does, which exercises the other branch. And llvmpipe 22.3
-# renders RGBA ~1.3x slower than BGRA, which is most of the EGL platform's
-# light-frame cost there (docs/egl-platform.md).
+# assume (docs/drivers.md). Mesa 22.3's GLES stores no GL_BGRA8_EXT
+# textures; 25.0's stores them red first and imports ARGB8888 DMA-BUFs,
+# which took the gl backend's order probe and the GBM backend's choice of
+# APIs to get right. And llvmpipe 22.3 renders RGBA 1.2-1.8x slower than
+# BGRA, which is the EGL platform's light-frame gap there
+# (docs/egl-platform.md).
 #
 # `test` is a stage of scripts/bootstrap.sh test. Where bookworm-backports
 # cannot be reached the script says so and exits 0: the system's Mesa has

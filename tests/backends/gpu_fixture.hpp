@@ -271,9 +271,12 @@ inline void vulkan_upload_pattern(const uda_vulkan_native &native, VkImage image
 	commands.submit_and_wait();
 }
 
-// Reads the GL texture of an imported allocation back through a context
-// that shares the backend's, and counts the pixels that are not pattern().
-inline size_t gl_count_wrong_pixels(const uda_gl_native &native, uint32_t width, uint32_t height)
+// Reads the GL texture of an imported allocation back as RGBA through a
+// context that shares the backend's, and counts the pixels that are not
+// expected(x, y) (pattern() unless said).
+template <typename Expected = uint32_t (*)(uint32_t, uint32_t)>
+inline size_t gl_count_wrong_pixels(const uda_gl_native &native, uint32_t width, uint32_t height,
+                                    Expected expected = pattern)
 {
 	SharedGlContext context(native);
 	GLuint fbo = context.framebuffer_for(native.texture);
@@ -284,7 +287,7 @@ inline size_t gl_count_wrong_pixels(const uda_gl_native &native, uint32_t width,
 	size_t wrong = 0;
 	for (uint32_t y = 0; y < height; y++)
 		for (uint32_t x = 0; x < width; x++)
-			wrong += pixels[y * width + x] != pattern(x, y);
+			wrong += pixels[y * width + x] != expected(x, y);
 	glDeleteFramebuffers(1, &fbo);
 	return wrong;
 }

@@ -487,21 +487,11 @@ TEST_F(VulkanGl, BgraMemoryIsOfferedToGlOnlyWhereGlKeepsItsOrder)
 		// The memory lies B first: what Vulkan writes as B8G8R8A8 words,
 		// GL reads back as RGBA with red and blue trading places.
 		vulkan_write_pattern(vulkan_native(raw));
-		const uda_gl_native native = gl_native(imported);
-		SharedGlContext context(native);
-		GLuint fbo = context.framebuffer_for(native.texture);
-		std::vector<uint32_t> pixels(kWidth * kHeight);
-		glReadPixels(0, 0, kWidth, kHeight, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-		glDeleteFramebuffers(1, &fbo);
-		size_t wrong = 0;
-		for (uint32_t y = 0; y < kHeight; y++) {
-			for (uint32_t x = 0; x < kWidth; x++) {
-				const uint32_t written = pattern(x, y);
-				const uint32_t rgba = (written & 0xff00ff00u) | (written & 0xffu) << 16 | (written >> 16 & 0xffu);
-				wrong += pixels[y * kWidth + x] != rgba;
-			}
-		}
-		EXPECT_EQ(wrong, 0u) << "first pixel 0x" << std::hex << pixels[0] << ", Vulkan wrote 0x" << pattern(0, 0);
+		const auto red_and_blue_traded = [](uint32_t x, uint32_t y) {
+			const uint32_t written = pattern(x, y);
+			return (written & 0xff00ff00u) | (written & 0xffu) << 16 | (written >> 16 & 0xffu);
+		};
+		EXPECT_EQ(gl_count_wrong_pixels(gl_native(imported), kWidth, kHeight, red_and_blue_traded), 0u);
 	} else {
 		EXPECT_EQ(result, UDA_ERROR_UNSUPPORTED);
 		EXPECT_EQ(imported, nullptr);

@@ -38,9 +38,9 @@ template <typename Visit> bool for_each_open_fd(Visit visit)
 // - NVIDIA's control and device nodes (/dev/nvidiactl, /dev/nvidia0,
 //   /dev/nvidia-uvm, ...), measured on 580.159 (docs/hardware.md);
 // - llvmpipe's per-screen memory heap, a memfd named "allocation fd"
-//   (seen with Mesa 25.0, not 22.3; docs/drivers.md). The memory llvmpipe and
-//   lavapipe export is a different memfd, "llvmpipe memory fd", and
-//   stays counted.
+//   (seen with Mesa 25.0, not 22.3; docs/drivers.md). The memory
+//   llvmpipe and lavapipe export is a different memfd, "llvmpipe memory
+//   fd", and stays counted.
 // uda opens neither, so they are the driver's, not a leak of the code
 // under test.
 inline bool is_driver_resident_target(const char *target)
