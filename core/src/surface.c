@@ -154,6 +154,9 @@ static void surface_free(uda_surface *surface)
 	free(surface);
 }
 
+static uda_result allocate_buffer(uda_surface *surface, uint32_t width, uint32_t height,
+                                  struct surface_negotiation *negotiation, uda_allocation **out);
+
 uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *info, uda_surface **out_surface)
 {
 	if (!ctx)
@@ -199,6 +202,25 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 		surface_free(surface);
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "uda_surface_create: no lock");
 	}
+
+	/* The first buffer now, as a swapchain's images come with it: devices
+	 * that share no memory for the format are the creator's to hear of,
+	 * not the first frame's. The negotiation it leaves serves the rest. */
+	result = allocate_buffer(surface, surface->width, surface->height, &surface->negotiation,
+	                         &surface->buffers[0].allocation);
+	if (result != UDA_SUCCESS) {
+		pthread_cond_destroy(&surface->changed);
+		pthread_mutex_destroy(&surface->lock);
+		close(surface->frame_fd);
+		uda_capability_set_list_destroy(surface->negotiation.sets);
+		surface_free(surface);
+		return result;
+	}
+	surface->buffers[0].live = true;
+	surface->buffers[0].state = BUFFER_FREE;
+	surface->buffers[0].id = surface->next_buffer_id++;
+	surface->buffers[0].width = surface->width;
+	surface->buffers[0].height = surface->height;
 
 	pthread_mutex_lock(&ctx->object_lock);
 	surface->registry_next = ctx->surfaces;

@@ -401,27 +401,48 @@ TEST_F(Surface, ProducerAndConsumerThreads)
 namespace
 {
 
-// Peer lists (a compositor's) take part in every buffer's negotiation.
+// A peer's list (as a compositor sends it) of one set requiring `layout`.
+uda_capability_set_list *peer_taking_only(uda_context *ctx, uint64_t layout)
+{
+	uda_capability_set_builder *builder = nullptr;
+	uda_capability_set_list *list = nullptr;
+	EXPECT_EQ(uda_capability_set_builder_create(ctx, &builder), UDA_SUCCESS);
+	EXPECT_EQ(uda_capability_set_builder_add_layout(builder, layout, UDA_CAPABILITY_FLAG_REQUIRED), UDA_SUCCESS);
+	EXPECT_EQ(uda_capability_set_list_create(ctx, &list), UDA_SUCCESS);
+	EXPECT_EQ(uda_capability_set_list_append_set(list, builder), UDA_SUCCESS);
+	uda_capability_set_builder_destroy(builder);
+	return list;
+}
+
+// Peer lists (a compositor's) take part in every buffer's negotiation,
+// the first one's at creation.
 TEST_F(Surface, PeerListsTakePartInTheNegotiation)
 {
-	// A peer that only takes a tiled layout the system device lacks.
-	uda_capability_set_builder *builder = nullptr;
-	ASSERT_EQ(uda_capability_set_builder_create(ctx, &builder), UDA_SUCCESS);
-	ASSERT_EQ(uda_capability_set_builder_add_layout(builder, fourcc_mod_code(NVIDIA, 0x10), UDA_CAPABILITY_FLAG_REQUIRED),
-	          UDA_SUCCESS);
-	uda_capability_set_list *stranger = nullptr;
-	ASSERT_EQ(uda_capability_set_list_create(ctx, &stranger), UDA_SUCCESS);
-	ASSERT_EQ(uda_capability_set_list_append_set(stranger, builder), UDA_SUCCESS);
-	uda_capability_set_builder_destroy(builder);
-
+	// A peer that only takes a tiled layout the system device lacks: the
+	// surface cannot exist, and says why when it is created.
+	uda_capability_set_list *stranger = peer_taking_only(ctx, fourcc_mod_code(NVIDIA, 0x10));
 	uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, nullptr, stranger};
 	uda_surface_create_info info = create_info();
 	info.next = &peer;
-	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
-	uda_capability_set_list_destroy(stranger); // the surface keeps a copy
-	uda_surface_buffer buffer = {};
-	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_EQ(uda_surface_create(ctx, &info, &surface), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_EQ(surface, nullptr);
 	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("peer"), std::string::npos) << uda_context_get_error(ctx);
+	uda_capability_set_list_destroy(stranger);
+
+	// A peer that takes what this device offers (as one of its kind in
+	// another process would): the surface keeps a copy of its list and
+	// negotiates with it again for a new size.
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 64, 32, DRM_FORMAT_ABGR8888, 0};
+	uda_capability_set_list *kindred = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(device, &assertion, &cpu_usage, &kindred), UDA_SUCCESS);
+	peer.sets = kindred;
+	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
+	uda_capability_set_list_destroy(kindred);
+	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
+	uda_surface_buffer buffer = {};
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.width, 32u);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
 
 	// Only peer structs, with sets, belong in the chain.
 	uda_surface *other = nullptr;
@@ -441,17 +462,20 @@ TEST_F(Surface, LayoutFilterIsKeptAndApplied)
 	                                        UDA_HANDLE_TYPE_MEMFD};
 	uda_surface_create_info info = create_info();
 	info.next = &filter;
-	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
-	// Changing the caller's array afterwards changes nothing.
-	modifiers[0] = DRM_FORMAT_MOD_LINEAR;
-	uda_surface_buffer buffer = {};
-	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_INCOMPATIBLE);
-	uda_surface_destroy(surface);
-	surface = nullptr;
+	// Only a layout the system device lacks: no surface.
+	EXPECT_EQ(uda_surface_create(ctx, &info, &surface), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_EQ(surface, nullptr);
 
 	// Linear allowed: the system device's memfds pass.
+	modifiers[0] = DRM_FORMAT_MOD_LINEAR;
 	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
+	// Changing the caller's array afterwards changes nothing, also for
+	// buffers of a new size, which are negotiated again.
+	modifiers[0] = fourcc_mod_code(NVIDIA, 0x10);
+	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
+	uda_surface_buffer buffer = {};
 	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.width, 32u);
 	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
 
 	uda_surface *other = nullptr;

@@ -328,9 +328,12 @@ TEST_F(EglPlatform, ArgbWindowFramesLieInMemoryBlueFirst)
 		}
 		uda_capability_set_list_destroy(gl_sets);
 	}
-	if (!gl_takes_opaque)
+	if (!gl_takes_opaque) {
+		// Then no queue of both exists, and its creation says so.
+		EXPECT_NE(created, UDA_SUCCESS);
 		GTEST_SKIP() << "this GL takes no ARGB8888 memory from Vulkan (no GL_BGRA8_EXT texture storage in that "
-		                "order)";
+		                "order): " << uda_context_get_error(ctx.get());
+	}
 	ASSERT_EQ(created, UDA_SUCCESS) << uda_context_get_error(ctx.get());
 
 	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);

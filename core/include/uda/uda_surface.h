@@ -94,6 +94,10 @@ typedef struct uda_surface_frame {
 	const uda_rect *damage;
 } uda_surface_frame;
 
+/* Negotiates between the devices and allocates the first buffer, so a
+ * format or size they cannot share fails here (the negotiation's error,
+ * UDA_ERROR_UNSUPPORTED where no set is common) rather than at the first
+ * dequeue. */
 UDA_API uda_result uda_surface_create(uda_context *context, const uda_surface_create_info *info,
                                       uda_surface **out_surface);
 /* Destroys the buffers, including those acquired or dequeued, after
