@@ -147,11 +147,15 @@ UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver "$build"/tests/test-egl-pl
 # NVIDIA's libEGL loaded the platform and dropped it unasked (2026-12-04):
 # the dynamic linker's own account of where the module went (its link
 # namespace, a dlclose and when), and the platform's log of whether
-# unloadEGLExternalPlatform came, for one display's life.
+# unloadEGLExternalPlatform came, for one display's life. NVIDIA's own
+# platform modules in the same account tell whether the driver read its
+# default manifests beside the one named (then a module declaring an enum
+# one of them serves, as the GBM one does, may lose to it) and whether it
+# keeps those it loaded.
 LD_DEBUG=files step egl-platform-driver-lddebug "$build"/tests/test-egl-platform-driver \
 	--gtest_filter=EglPlatform.DisplayInitializesAndListsConfigs
-grep -nE 'libuda-egl-platform|uda-egl-platform:' "$logs/egl-platform-driver-lddebug.log" | head -n 40 |
-	sed 's/^/   /' >>"$summary"
+grep -nE 'libuda-egl-platform|uda-egl-platform:|libnvidia-egl-' "$logs/egl-platform-driver-lddebug.log" |
+	head -n 60 | sed 's/^/   /' >>"$summary"
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host "$build"/tests/test-egl-platform
 step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # uda behind the system libgbm on NVIDIA's GPU (its DRM node, if the
