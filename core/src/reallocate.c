@@ -2,7 +2,6 @@
  * contents carried over by whichever device can read both. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "allocation.h"
 #include "capability_set_list.h"
@@ -13,41 +12,6 @@ static bool can_copy(const uda_device *device)
 	return device->impl->version >= UDA_DEVICE_INTERFACE_VERSION_3 && device->impl->copy;
 }
 
-/* `allocation` imported on `device`, through the first handle type of its
- * set that the device takes. */
-static uda_result import_onto(uda_device *device, uda_allocation *allocation, uda_allocation **out)
-{
-	uda_context *ctx = allocation->ctx;
-	const uda_capability_set_list *set = allocation->set;
-	const struct uda_capability_set_record *record = &set->sets[0];
-	uda_result result = uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "the allocation names no handle type");
-	for (uint32_t i = 0; i < record->local_first; i++) {
-		const struct uda_capability_record *cap = &set->caps[record->cap_first + i];
-		if (cap->vendor != UDA_VENDOR_NONE || cap->name != UDA_CAPABILITY_HANDLE || cap->length != 4)
-			continue;
-		uint32_t handle_type;
-		memcpy(&handle_type, capability_payload(set, cap), 4);
-		int fd = -1;
-		result = uda_allocation_export(allocation, (uda_handle_type)handle_type, &fd);
-		if (result != UDA_SUCCESS)
-			continue;
-		uda_allocation_metadata metadata = allocation->backend.metadata;
-		metadata.handle_type = (uda_handle_type)handle_type;
-		const uda_import_info info = {
-			.type = UDA_STRUCTURE_TYPE_IMPORT_INFO,
-			.device = device,
-			.fd = fd,
-			.metadata = &metadata,
-			.set_list = set,
-			.flags = UDA_IMPORT_TAKE_FD,
-		};
-		result = uda_import(&info, out);
-		if (result == UDA_SUCCESS)
-			return UDA_SUCCESS;
-	}
-	return result;
-}
-
 /* The copy on `device`, which holds one of the two allocations and
  * imports the other. */
 static uda_result copy_on(uda_device *device, uda_allocation *source, uda_allocation *destination)
@@ -55,8 +19,14 @@ static uda_result copy_on(uda_device *device, uda_allocation *source, uda_alloca
 	uda_allocation *imported = NULL;
 	uda_allocation *foreign = source->device != device ? source : destination;
 	uda_result result = UDA_SUCCESS;
-	if (foreign->device != device)
-		result = import_onto(device, foreign, &imported);
+	if (foreign->device != device) {
+		const uda_allocation_import_info info = {
+			.type = UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO,
+			.allocation = foreign,
+			.device = device,
+		};
+		result = uda_import_allocation(&info, &imported);
+	}
 	if (result != UDA_SUCCESS)
 		return result;
 	void *from = (source == foreign && imported ? imported : source)->backend.data;

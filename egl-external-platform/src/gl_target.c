@@ -1,9 +1,7 @@
 /* Allocations as GL render targets in the application's context, and the
  * copies between them and the surfaces GL renders into. */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <uda/uda_gl.h>
 
@@ -15,51 +13,18 @@
 static EGLint share_with_device(struct platform_display *display, uda_allocation *allocation, uint32_t gl_flags,
                                 uda_allocation **out_import)
 {
-	static const uda_handle_type handle_types[] = {
-		UDA_HANDLE_TYPE_DMA_BUF,
-		UDA_HANDLE_TYPE_OPAQUE_FD,
-		UDA_HANDLE_TYPE_MEMFD,
-	};
-	uda_context *ctx = uda_device_get_context(display->device);
 	const uda_gl_import_info gl_info = {UDA_STRUCTURE_TYPE_GL_IMPORT_INFO, NULL, gl_flags};
-	/* The reason worth telling is an import's, not that a handle type
-	 * later in the list was never the allocation's. */
-	char import_failure[256] = "";
-	for (size_t i = 0; i < sizeof(handle_types) / sizeof(handle_types[0]); i++) {
-		int fd = -1;
-		if (uda_allocation_export(allocation, handle_types[i], &fd) != UDA_SUCCESS)
-			continue;
-		uint8_t bytes[4096];
-		size_t size = 0;
-		uda_allocation_metadata metadata;
-		uda_capability_set_list *set = NULL;
-		uda_result result =
-		        uda_allocation_serialize_metadata(allocation, handle_types[i], bytes, sizeof(bytes), &size);
-		if (result == UDA_SUCCESS)
-			result = uda_allocation_metadata_deserialize(ctx, bytes, size, &metadata, &set);
-		if (result == UDA_SUCCESS) {
-			const uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO,
-			                              &gl_info,
-			                              display->device,
-			                              fd,
-			                              &metadata,
-			                              set,
-			                              0,
-			                              UDA_IMPORT_TAKE_FD};
-			fd = -1; /* uda's now, whatever the result */
-			result = uda_import(&info, out_import);
-		}
-		uda_capability_set_list_destroy(set);
-		if (fd >= 0)
-			close(fd);
-		if (result == UDA_SUCCESS)
-			return EGL_SUCCESS;
-		if (!import_failure[0])
-			snprintf(import_failure, sizeof(import_failure), "%s", uda_context_get_error(ctx));
-	}
+	const uda_allocation_import_info info = {
+		.type = UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO,
+		.next = &gl_info,
+		.allocation = allocation,
+		.device = display->device,
+	};
+	if (uda_import_allocation(&info, out_import) == UDA_SUCCESS)
+		return EGL_SUCCESS;
 	platform_set_error(display->platform, EGL_BAD_MATCH,
 	                   "the allocation cannot be shared with the display's GL device: %s",
-	                   import_failure[0] ? import_failure : uda_context_get_error(ctx));
+	                   uda_context_get_error(uda_device_get_context(display->device)));
 	return EGL_BAD_MATCH;
 }
 

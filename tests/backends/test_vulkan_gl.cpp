@@ -249,6 +249,113 @@ TEST_F(VulkanGl, ImportsIntoTheApplicationsCurrentContext)
 	close(fd);
 }
 
+// A compositor with both APIs in one process shares an allocation with one
+// call: what Vulkan wrote, GL reads, colour information and all; the
+// handle travels as an fd and none is left behind.
+TEST_F(VulkanGl, ImportAllocationSharesWithinTheProcess)
+{
+	const int fds_before = open_fd_count();
+	{
+		AllocationPtr allocation = allocate_shared();
+		ASSERT_TRUE(allocation);
+		vulkan_write_pattern(vulkan_native(allocation.get()));
+		uda_color_info color = {};
+		color.type = UDA_STRUCTURE_TYPE_COLOR_INFO;
+		color.primaries = UDA_COLOR_PRIMARIES_BT2020;
+		color.transfer = UDA_TRANSFER_FUNCTION_PQ;
+		color.max_content_light_level = 1000;
+		ASSERT_EQ(uda_allocation_set_color_info(allocation.get(), &color), UDA_SUCCESS);
+
+		uda_allocation_import_info info = {};
+		info.type = UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO;
+		info.allocation = allocation.get();
+		info.device = gl;
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_import_allocation(&info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		AllocationPtr imported(raw);
+		uda_device *owner = nullptr;
+		ASSERT_EQ(uda_allocation_get_device(imported.get(), &owner), UDA_SUCCESS);
+		EXPECT_EQ(owner, gl);
+		EXPECT_EQ(gl_count_wrong_pixels(gl_native(imported.get()), kWidth, kHeight), 0u);
+		uda_color_info carried = {};
+		carried.type = UDA_STRUCTURE_TYPE_COLOR_INFO;
+		ASSERT_EQ(uda_allocation_get_color_info(imported.get(), &carried), UDA_SUCCESS);
+		EXPECT_EQ(carried.primaries, UDA_COLOR_PRIMARIES_BT2020);
+		EXPECT_EQ(carried.transfer, UDA_TRANSFER_FUNCTION_PQ);
+		EXPECT_EQ(carried.max_content_light_level, 1000u);
+
+		// Backend structs reach the importer: the application's context.
+		const uda_gl_native backend_native = gl_native(imported.get());
+		{
+			SharedGlContext context(backend_native);
+			const uda_gl_import_info gl_info = {UDA_STRUCTURE_TYPE_GL_IMPORT_INFO, nullptr,
+			                                    UDA_GL_IMPORT_CURRENT_CONTEXT};
+			info.next = &gl_info;
+			ASSERT_EQ(uda_import_allocation(&info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+			AllocationPtr in_current(raw);
+			EXPECT_EQ(gl_native(in_current.get()).egl_context, eglGetCurrentContext());
+			info.next = nullptr;
+		}
+
+		// Read-only imports refuse CPU writes, as uda_import's do.
+		info.flags = UDA_IMPORT_READ_ONLY;
+		info.device = vulkan;
+		ASSERT_EQ(uda_import_allocation(&info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		AllocationPtr read_only(raw);
+		void *pointer = nullptr;
+		EXPECT_EQ(uda_allocation_map(read_only.get(), UDA_ACCESS_WRITE, &pointer), UDA_ERROR_INVALID_ARGUMENT);
+		info.flags = 0;
+
+		// One handle type asked for: that one or nothing.
+		info.device = gl;
+		info.handle_type = UDA_HANDLE_TYPE_OPAQUE_FD;
+		ASSERT_EQ(uda_import_allocation(&info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		uda_allocation_destroy(raw);
+		info.handle_type = UDA_HANDLE_TYPE_MEMFD;
+		raw = reinterpret_cast<uda_allocation *>(1);
+		EXPECT_EQ(uda_import_allocation(&info, &raw), UDA_ERROR_UNSUPPORTED);
+		EXPECT_EQ(raw, nullptr);
+		EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("not in the allocation's set"),
+		          std::string::npos)
+			<< uda_context_get_error(ctx.get());
+		info.handle_type = UDA_HANDLE_TYPE_NONE;
+
+		// Bad input, each refused with a message.
+		EXPECT_EQ(uda_import_allocation(nullptr, &raw), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_EQ(uda_import_allocation(&info, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+		struct Case {
+			const char *what;
+			void (*spoil)(uda_allocation_import_info &);
+		} cases[] = {
+			{"wrong type", [](uda_allocation_import_info &i) { i.type = UDA_STRUCTURE_TYPE_IMPORT_INFO; }},
+			{"no device", [](uda_allocation_import_info &i) { i.device = nullptr; }},
+			{"fd taking is not the caller's", [](uda_allocation_import_info &i) { i.flags = UDA_IMPORT_TAKE_FD; }},
+			{"unknown flag", [](uda_allocation_import_info &i) { i.flags = 0x80; }},
+			{"unknown handle type", [](uda_allocation_import_info &i) { i.handle_type = static_cast<uda_handle_type>(77); }},
+		};
+		for (const Case &c : cases) {
+			uda_allocation_import_info spoiled = info;
+			c.spoil(spoiled);
+			raw = reinterpret_cast<uda_allocation *>(1);
+			EXPECT_NE(uda_import_allocation(&spoiled, &raw), UDA_SUCCESS) << c.what;
+			EXPECT_STRNE(uda_context_get_error(ctx.get()), "") << c.what;
+		}
+		// A device of another context.
+		uda_context *other = nullptr;
+		ASSERT_EQ(uda_context_create(nullptr, &other), UDA_SUCCESS);
+		ContextPtr owned_other(other);
+		uint32_t count = 1;
+		uda_device *stranger = nullptr;
+		uda_context_enumerate_devices(other, &count, &stranger);
+		ASSERT_NE(stranger, nullptr);
+		info.device = stranger;
+		EXPECT_EQ(uda_import_allocation(&info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("another context"), std::string::npos)
+			<< uda_context_get_error(ctx.get());
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
 TEST_F(VulkanGl, GlWritesVulkanReadsEveryPixel)
 {
 	const int fds_before = open_fd_count();

@@ -88,6 +88,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_TRANSITION_INFO = 14,
 	UDA_STRUCTURE_TYPE_TRANSITION = 15,
 	UDA_STRUCTURE_TYPE_REALLOCATE_INFO = 16,
+	UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO = 17,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -800,6 +801,27 @@ UDA_API uda_result uda_import(const uda_import_info *info, uda_allocation **out_
 /* uda_import from an fd and uda_allocation_serialize_metadata bytes. */
 UDA_API uda_result uda_import_serialized(uda_device *device, int fd, const void *metadata, size_t metadata_size,
                                          uda_allocation **out_allocation);
+
+typedef struct uda_allocation_import_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO */
+	/* NULL, or the importing backend's structs, as uda_import_info::next
+	 * (uda_gl_import_info). */
+	const void *next;
+	uda_allocation *allocation; /* the memory, made or imported here */
+	uda_device *device;         /* the importing device, of the same context */
+	/* UDA_HANDLE_TYPE_NONE: each handle type of the allocation's set in
+	 * the set's order, until the device takes one; else that one only. */
+	uda_handle_type handle_type;
+	uint32_t flags; /* UDA_IMPORT_READ_ONLY */
+} uda_allocation_import_info;
+
+/* An allocation on another device of its context: what a compositor with
+ * two APIs in one process (Vulkan allocates, GL samples) needs. The memory
+ * travels as a peer process would take it, an exported fd checked by
+ * uda_import, with the allocation's metadata, set and colour information
+ * as they are, without their round trip through bytes. Where every handle
+ * type fails, the first one's reason is reported. */
+UDA_API uda_result uda_import_allocation(const uda_allocation_import_info *info, uda_allocation **out_allocation);
 
 /* The allocation's colour information, copied (color NULL: none). Export
  * metadata carries it; uda_import_serialized and uda_import (a
