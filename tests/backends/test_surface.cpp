@@ -66,6 +66,16 @@ protected:
 		info.buffer_count = buffers;
 		return info;
 	}
+	// A buffer of a new size, which the surface negotiates anew.
+	void expect_buffer_after_resize(uint32_t width, uint32_t height)
+	{
+		ASSERT_EQ(uda_surface_resize(surface, width, height), UDA_SUCCESS);
+		uda_surface_buffer buffer = {};
+		ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+		EXPECT_EQ(buffer.width, width);
+		EXPECT_EQ(buffer.height, height);
+		EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	}
 	void create(uint32_t width = 64, uint32_t height = 32, uint32_t buffers = 3)
 	{
 		uda_surface_create_info info = create_info(width, height, buffers);
@@ -438,11 +448,7 @@ TEST_F(Surface, PeerListsTakePartInTheNegotiation)
 	peer.sets = kindred;
 	ASSERT_EQ(uda_surface_create(ctx, &info, &surface), UDA_SUCCESS) << uda_context_get_error(ctx);
 	uda_capability_set_list_destroy(kindred);
-	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
-	uda_surface_buffer buffer = {};
-	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
-	EXPECT_EQ(buffer.width, 32u);
-	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	expect_buffer_after_resize(32, 16);
 
 	// Only peer structs, with sets, belong in the chain.
 	uda_surface *other = nullptr;
@@ -472,11 +478,7 @@ TEST_F(Surface, LayoutFilterIsKeptAndApplied)
 	// Changing the caller's array afterwards changes nothing, also for
 	// buffers of a new size, which are negotiated again.
 	modifiers[0] = fourcc_mod_code(NVIDIA, 0x10);
-	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
-	uda_surface_buffer buffer = {};
-	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
-	EXPECT_EQ(buffer.width, 32u);
-	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	expect_buffer_after_resize(32, 16);
 
 	uda_surface *other = nullptr;
 	filter.modifiers = nullptr;
