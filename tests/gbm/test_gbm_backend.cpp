@@ -290,6 +290,12 @@ TEST_F(Gbm, ModifierListsIntersectWithTheNegotiatedSets)
 	EXPECT_EQ(gbm_bo_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, foreign, 1, GBM_BO_USE_RENDERING),
 	          nullptr);
 	EXPECT_EQ(errno, EINVAL);
+	// A surface of buffers nothing can allocate is refused when it is
+	// created, not when its first frame is drawn.
+	errno = 0;
+	EXPECT_EQ(gbm_surface_create_with_modifiers2(gbm, 64, 64, GBM_FORMAT_XRGB8888, foreign, 1, GBM_BO_USE_RENDERING),
+	          nullptr);
+	EXPECT_EQ(errno, EINVAL);
 
 	// INVALID alone says "any layout": the same as no list.
 	const uint64_t implicit[] = {DRM_FORMAT_MOD_INVALID};
