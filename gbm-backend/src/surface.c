@@ -54,17 +54,6 @@ struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t widt
 		errno = error;
 		return NULL;
 	}
-	/* uda_surface negotiates at the first dequeue; GBM callers learn of
-	 * an impossible surface here, as with Mesa's backend. */
-	uda_capability_set_list *sets = NULL;
-	uda_result result = uda_negotiate(device->ctx, &request.info, &sets);
-	uda_capability_set_list_destroy(sets);
-	if (result != UDA_SUCCESS) {
-		uda_gbm_log(device, UDA_LOG_INFO, "gbm_surface_create: %s", uda_context_get_error(device->ctx));
-		errno = uda_gbm_errno(result);
-		return NULL;
-	}
-
 	struct uda_gbm_surface *surface = calloc(1, sizeof(*surface));
 	if (!surface || (count && !(surface->modifiers = malloc(sizeof(uint64_t) * count)))) {
 		free(surface);
@@ -82,7 +71,9 @@ struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t widt
 		.buffer_count = SURFACE_BUFFERS,
 		.present_mode = UDA_PRESENT_MODE_FIFO,
 	};
-	result = uda_surface_create(device->ctx, &info, &surface->surface);
+	/* Negotiates and allocates the first buffer: an impossible surface
+	 * fails here, as with Mesa's backend. */
+	uda_result result = uda_surface_create(device->ctx, &info, &surface->surface);
 	if (result != UDA_SUCCESS) {
 		uda_gbm_log(device, UDA_LOG_INFO, "gbm_surface_create: %s", uda_context_get_error(device->ctx));
 		free(surface->modifiers);
