@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "allocation.h"
-#include "capability_set_list.h"
 #include "device.h"
 
 static uda_result validate_info(const uda_allocation_import_info *info)
@@ -17,6 +16,7 @@ static uda_result validate_info(const uda_allocation_import_info *info)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "uda_import_allocation: device %s is of another context", info->device->name);
 	UDA_CHECK_ARG(ctx, !(info->flags & ~UDA_IMPORT_READ_ONLY));
+	UDA_CHECK_ARG(ctx, (uint32_t)info->handle_type <= UDA_HANDLE_TYPE_MEMFD);
 	if (info->handle_type != UDA_HANDLE_TYPE_NONE &&
 	    !uda_backend_set_has_u32(info->allocation->set, 0, UDA_CAPABILITY_HANDLE, info->handle_type))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
@@ -43,37 +43,38 @@ static uda_result import_through(const uda_allocation_import_info *info, uda_han
 		.fd = fd,
 		.metadata = &metadata,
 		.set_list = allocation->set,
-		.flags = UDA_IMPORT_TAKE_FD | info->flags,
+		/* An import made read-only stays so on every device. */
+		.flags = UDA_IMPORT_TAKE_FD | info->flags | (allocation->read_only ? UDA_IMPORT_READ_ONLY : 0u),
 	};
 	return uda_import(&import, out_allocation);
 }
 
 uda_result uda_import_allocation(const uda_allocation_import_info *info, uda_allocation **out_allocation)
 {
+	if (out_allocation)
+		*out_allocation = NULL;
 	if (!info || !info->allocation)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_context *ctx = info->allocation->ctx;
 	UDA_CHECK_ARG(ctx, out_allocation);
-	*out_allocation = NULL;
 	uda_result result = validate_info(info);
 	if (result != UDA_SUCCESS)
 		return result;
 	if (info->handle_type != UDA_HANDLE_TYPE_NONE)
 		return import_through(info, info->handle_type, out_allocation);
 
-	/* The set's handle types in its order. The reason worth telling is
+	/* DMA-BUF first: every API imports it, and an EGLImage can be made
+	 * of it where one of a memory-object texture cannot (NVIDIA); then
+	 * the driver-private fd, then the memfd. The reason worth telling is
 	 * the first refusal: a later type is a fallback. */
-	const uda_capability_set_list *set = info->allocation->set;
-	const struct uda_capability_set_record *record = &set->sets[0];
+	static const uda_handle_type preference[] = {UDA_HANDLE_TYPE_DMA_BUF, UDA_HANDLE_TYPE_OPAQUE_FD,
+	                                             UDA_HANDLE_TYPE_MEMFD};
 	char first_failure[256] = "";
 	uda_result first_result = UDA_ERROR_UNSUPPORTED;
-	for (uint32_t i = 0; i < record->local_first; i++) {
-		const struct uda_capability_record *cap = &set->caps[record->cap_first + i];
-		if (cap->vendor != UDA_VENDOR_NONE || cap->name != UDA_CAPABILITY_HANDLE || cap->length != 4)
+	for (size_t i = 0; i < sizeof(preference) / sizeof(preference[0]); i++) {
+		if (!uda_backend_set_has_u32(info->allocation->set, 0, UDA_CAPABILITY_HANDLE, preference[i]))
 			continue;
-		uint32_t handle_type;
-		memcpy(&handle_type, capability_payload(set, cap), 4);
-		result = import_through(info, (uda_handle_type)handle_type, out_allocation);
+		result = import_through(info, preference[i], out_allocation);
 		if (result == UDA_SUCCESS)
 			return UDA_SUCCESS;
 		if (!first_failure[0]) {

@@ -809,8 +809,9 @@ typedef struct uda_allocation_import_info {
 	const void *next;
 	uda_allocation *allocation; /* the memory, made or imported here */
 	uda_device *device;         /* the importing device, of the same context */
-	/* UDA_HANDLE_TYPE_NONE: each handle type of the allocation's set in
-	 * the set's order, until the device takes one; else that one only. */
+	/* UDA_HANDLE_TYPE_NONE: the allocation's set's handle types, DMA-BUF
+	 * first, then OPAQUE_FD, then MEMFD, until the device takes one; else
+	 * that one only. */
 	uda_handle_type handle_type;
 	uint32_t flags; /* UDA_IMPORT_READ_ONLY */
 } uda_allocation_import_info;
@@ -819,8 +820,9 @@ typedef struct uda_allocation_import_info {
  * two APIs in one process (Vulkan allocates, GL samples) needs. The memory
  * travels as a peer process would take it, an exported fd checked by
  * uda_import, with the allocation's metadata, set and colour information
- * as they are, without their round trip through bytes. Where every handle
- * type fails, the first one's reason is reported. */
+ * as they are, without their round trip through bytes. An allocation
+ * imported read-only is imported read-only again. Where every handle type
+ * fails, the first one's reason is reported. */
 UDA_API uda_result uda_import_allocation(const uda_allocation_import_info *info, uda_allocation **out_allocation);
 
 /* The allocation's colour information, copied (color NULL: none). Export
