@@ -346,4 +346,23 @@ inline uda_gl_native gl_native_of(uda_allocation *allocation)
 	return native;
 }
 
+// Whether the device offers a driver-private (LAYOUT_OPAQUE) set for the
+// assertion: what memory Vulkan shares as an opaque fd needs of GL.
+inline bool offers_opaque_layout(uda_device *device, const uda_assertion &assertion, const uda_usage &usage)
+{
+	uda_capability_set_list *sets = nullptr;
+	if (uda_device_get_capability_sets(device, &assertion, &usage, &sets) != UDA_SUCCESS)
+		return false;
+	uint32_t count = 0;
+	uda_capability_set_list_get_count(sets, &count);
+	bool found = false;
+	for (uint32_t i = 0; i < count && !found; i++) {
+		uda_capability layout = {};
+		found = uda_capability_set_list_get_layout(sets, i, &layout) == UDA_SUCCESS &&
+		        layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE;
+	}
+	uda_capability_set_list_destroy(sets);
+	return found;
+}
+
 } // namespace uda_test

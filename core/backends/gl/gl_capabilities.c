@@ -88,7 +88,10 @@ static uda_result append_dma_buf_sets(uda_context *ctx, struct gl_device *device
 	if (!device->has_dma_buf_modifiers)
 		return append_modifier(ctx, device, DRM_FORMAT_MOD_LINEAR, out);
 	EGLuint64KHR modifiers[MAX_MODIFIERS];
-	EGLBoolean external_only[MAX_MODIFIERS];
+	/* Mesa 25.0's llvmpipe lists LINEAR and leaves external_only as it
+	 * found it: unfilled means an ordinary 2D-texture import, and never
+	 * stack garbage (which made ARGB8888's sets differ run to run). */
+	EGLBoolean external_only[MAX_MODIFIERS] = {EGL_FALSE};
 	EGLint count = 0;
 	if (!device->gl.QueryDmaBufModifiersEXT(device->display, (EGLint)fourcc, MAX_MODIFIERS, modifiers, external_only,
 	                                        &count))
