@@ -7,8 +7,8 @@
  * allocations negotiated between every device the surface was created for,
  * so producer and consumer use the same memory: no copies.
  *
- * Buffers are allocated on demand, up to buffer_count, at the surface's
- * size. uda_surface_resize takes effect at the next dequeue: buffers of the
+ * The first buffer is allocated at creation, the others on demand, up to
+ * buffer_count, at the surface's size. uda_surface_resize takes effect at the next dequeue: buffers of the
  * old size still queued or acquired are destroyed when they come back.
  *
  * Threads: producer and consumer calls may come from different threads at
@@ -96,8 +96,8 @@ typedef struct uda_surface_frame {
 
 /* Negotiates between the devices and allocates the first buffer, so a
  * format or size they cannot share fails here (the negotiation's error,
- * UDA_ERROR_UNSUPPORTED where no set is common) rather than at the first
- * dequeue. */
+ * UDA_ERROR_INCOMPATIBLE where no set is common, or the allocation's)
+ * rather than at the first dequeue. */
 UDA_API uda_result uda_surface_create(uda_context *context, const uda_surface_create_info *info,
                                       uda_surface **out_surface);
 /* Destroys the buffers, including those acquired or dequeued, after
