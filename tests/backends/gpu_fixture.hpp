@@ -346,9 +346,11 @@ inline uda_gl_native gl_native_of(uda_allocation *allocation)
 	return native;
 }
 
-// Whether the device offers a driver-private (LAYOUT_OPAQUE) set for the
-// assertion: what memory Vulkan shares as an opaque fd needs of GL.
-inline bool offers_opaque_layout(uda_device *device, const uda_assertion &assertion, const uda_usage &usage)
+// Whether one of the device's sets for the assertion has a LAYOUT
+// capability `wanted` accepts.
+template <typename Predicate>
+inline bool offers_layout(uda_device *device, const uda_assertion &assertion, const uda_usage &usage,
+                          Predicate wanted)
 {
 	uda_capability_set_list *sets = nullptr;
 	if (uda_device_get_capability_sets(device, &assertion, &usage, &sets) != UDA_SUCCESS)
@@ -358,11 +360,18 @@ inline bool offers_opaque_layout(uda_device *device, const uda_assertion &assert
 	bool found = false;
 	for (uint32_t i = 0; i < count && !found; i++) {
 		uda_capability layout = {};
-		found = uda_capability_set_list_get_layout(sets, i, &layout) == UDA_SUCCESS &&
-		        layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE;
+		found = uda_capability_set_list_get_layout(sets, i, &layout) == UDA_SUCCESS && wanted(layout);
 	}
 	uda_capability_set_list_destroy(sets);
 	return found;
+}
+
+// A driver-private (LAYOUT_OPAQUE) set: what memory Vulkan shares as an
+// opaque fd needs of GL.
+inline bool offers_opaque_layout(uda_device *device, const uda_assertion &assertion, const uda_usage &usage)
+{
+	return offers_layout(device, assertion, usage,
+	                     [](const uda_capability &layout) { return layout.name == UDA_CAPABILITY_LAYOUT_OPAQUE; });
 }
 
 } // namespace uda_test

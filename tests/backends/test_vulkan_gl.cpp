@@ -122,25 +122,15 @@ TEST_F(VulkanGl, ValidationLayerReportsIntoTheLog)
 bool has_layout(uda_device *device, const uda_usage &usage, uint64_t modifier)
 {
 	const uda_assertion probe = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
-	uda_capability_set_list *sets = nullptr;
-	if (uda_device_get_capability_sets(device, &probe, &usage, &sets) != UDA_SUCCESS)
-		return false;
-	uint32_t count = 0;
-	uda_capability_set_list_get_count(sets, &count);
-	bool found = false;
-	for (uint32_t i = 0; i < count && !found; i++) {
-		uda_capability layout = {};
-		if (uda_capability_set_list_get_layout(sets, i, &layout) != UDA_SUCCESS ||
-		    layout.name != UDA_CAPABILITY_LAYOUT || layout.length != 8)
-			continue;
+	return offers_layout(device, probe, usage, [modifier](const uda_capability &layout) {
+		if (layout.name != UDA_CAPABILITY_LAYOUT || layout.length != 8)
+			return false;
 		const auto *bytes = static_cast<const uint8_t *>(layout.payload);
 		uint64_t value = 0;
 		for (int b = 0; b < 8; b++)
 			value |= static_cast<uint64_t>(bytes[b]) << (8 * b);
-		found = value == modifier;
-	}
-	uda_capability_set_list_destroy(sets);
-	return found;
+		return value == modifier;
+	});
 }
 
 TEST_F(VulkanGl, NegotiatesTheOpaqueOptimalLayoutFirst)
