@@ -154,6 +154,19 @@ static void surface_free(uda_surface *surface)
 	free(surface);
 }
 
+/* Frees a surface whose lock, condition and eventfd exist, once nothing
+ * else can reach it (not or no longer in the context's registry). */
+static void surface_release(uda_surface *surface)
+{
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
+		uda_allocation_destroy(surface->buffers[i].allocation);
+	uda_capability_set_list_destroy(surface->negotiation.sets);
+	close(surface->frame_fd);
+	pthread_cond_destroy(&surface->changed);
+	pthread_mutex_destroy(&surface->lock);
+	surface_free(surface);
+}
+
 static uda_result allocate_buffer(uda_surface *surface, uint32_t width, uint32_t height,
                                   struct surface_negotiation *negotiation, uda_allocation **out);
 
@@ -209,11 +222,7 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	result = allocate_buffer(surface, surface->width, surface->height, &surface->negotiation,
 	                         &surface->buffers[0].allocation);
 	if (result != UDA_SUCCESS) {
-		pthread_cond_destroy(&surface->changed);
-		pthread_mutex_destroy(&surface->lock);
-		close(surface->frame_fd);
-		uda_capability_set_list_destroy(surface->negotiation.sets);
-		surface_free(surface);
+		surface_release(surface);
 		return result;
 	}
 	surface->buffers[0].live = true;
@@ -254,13 +263,7 @@ void uda_surface_destroy(uda_surface *surface)
 	}
 	pthread_mutex_unlock(&ctx->object_lock);
 
-	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
-		uda_allocation_destroy(surface->buffers[i].allocation);
-	uda_capability_set_list_destroy(surface->negotiation.sets);
-	close(surface->frame_fd);
-	pthread_cond_destroy(&surface->changed);
-	pthread_mutex_destroy(&surface->lock);
-	surface_free(surface);
+	surface_release(surface);
 }
 
 uda_result uda_context_validate_surface(uda_context *ctx, const void *candidate)

@@ -8,8 +8,9 @@
  * so producer and consumer use the same memory: no copies.
  *
  * The first buffer is allocated at creation, the others on demand, up to
- * buffer_count, at the surface's size. uda_surface_resize takes effect at the next dequeue: buffers of the
- * old size still queued or acquired are destroyed when they come back.
+ * buffer_count, at the surface's size. uda_surface_resize takes effect at
+ * the next dequeue: buffers of the old size still queued or acquired are
+ * destroyed when they come back.
  *
  * Threads: producer and consumer calls may come from different threads at
  * the same time. uda_surface_destroy must not race any other call on the
