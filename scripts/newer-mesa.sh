@@ -7,15 +7,19 @@
 #
 #   scripts/newer-mesa.sh test    ctest in build/ on that Mesa
 #   scripts/newer-mesa.sh bench   uda-bench-egl on that Mesa, then on the
-#                                 system's, one after the other
+#                                 system's, then on the system's with
+#                                 llvmpipe's linear rasterizer off
 #
 # Why a second Mesa: drivers differ in what uda must ask rather than
 # assume (docs/drivers.md). Mesa 22.3's GLES stores no GL_BGRA8_EXT
 # textures; 25.0's stores them red first and imports ARGB8888 DMA-BUFs,
 # which took the gl backend's order probe and the GBM backend's choice of
 # APIs to get right. And llvmpipe 22.3 renders RGBA 1.2-1.8x slower than
-# BGRA, which is the EGL platform's light-frame gap there
-# (docs/egl-platform.md).
+# BGRA, which is the EGL platform's light-frame gap there: its linear
+# rasterizer, the fast path for screen-aligned rectangles, serves only
+# blue-first colour buffers. The third run switches it off
+# (LP_PERF=no_rast_linear, a flag of release builds too) to show the gap
+# goes with it (docs/egl-platform.md).
 #
 # `test` is a stage of scripts/bootstrap.sh test. Where bookworm-backports
 # cannot be reached the script says so and exits 0: the system's Mesa has
@@ -106,3 +110,6 @@ with_newer_mesa build/tests/bench/uda-bench-egl
 echo
 echo "== uda-bench-egl on the system's Mesa"
 build/tests/bench/uda-bench-egl
+echo
+echo "== uda-bench-egl on the system's Mesa, LP_PERF=no_rast_linear"
+LP_PERF=no_rast_linear build/tests/bench/uda-bench-egl
