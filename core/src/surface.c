@@ -11,6 +11,7 @@
 #include "context.h"
 #include "negotiation_chain.h"
 #include "request.h"
+#include "sync_fence.h"
 
 enum buffer_state {
 	BUFFER_FREE,
@@ -33,6 +34,29 @@ struct surface_buffer {
 	uint64_t content_frame;
 	uint32_t damage_count;
 	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
+	/* -1, or the fence of the side that last handed the buffer over:
+	 * the producer's writes while QUEUED or ACQUIRED, the consumer's
+	 * reads (or, for a frame MAILBOX replaced, the producer's writes)
+	 * while FREE. Never set while DEQUEUED or ALLOCATING. */
+	int fence_fd;
+};
+
+static void buffer_reset(struct surface_buffer *buffer)
+{
+	memset(buffer, 0, sizeof(*buffer));
+	buffer->fence_fd = -1;
+}
+
+/* Buffers taken out of the surface under its lock and destroyed after
+ * it, once their fences have signalled: memory is never freed while a
+ * fence says a device may still use it, and nobody waits on a fence
+ * while holding the lock the other side needs. */
+struct retired_buffers {
+	uint32_t count;
+	struct {
+		uda_allocation *allocation;
+		int fence_fd;
+	} entries[UDA_SURFACE_MAX_BUFFERS];
 };
 
 /* The negotiation result of the current size, so the second buffer of a
@@ -158,8 +182,10 @@ static void surface_free(uda_surface *surface)
  * else can reach it (not or no longer in the context's registry). */
 static void surface_release(uda_surface *surface)
 {
-	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
+		sync_fence_wait_and_close(surface->buffers[i].fence_fd);
 		uda_allocation_destroy(surface->buffers[i].allocation);
+	}
 	uda_capability_set_list_destroy(surface->negotiation.sets);
 	close(surface->frame_fd);
 	pthread_cond_destroy(&surface->changed);
@@ -192,6 +218,8 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	surface->present_mode = info->present_mode;
 	surface->next_buffer_id = 1;
 	surface->frame_fd = -1;
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
+		buffer_reset(&surface->buffers[i]);
 	if (copy_devices(surface, info) != UDA_SUCCESS || negotiation_chain_copy_init(&surface->chain, &chain) != UDA_SUCCESS) {
 		surface_free(surface);
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -357,23 +385,22 @@ static bool wait_changed(uda_surface *surface, uint64_t timeout_ns, const struct
 	return pthread_cond_timedwait(&surface->changed, &surface->lock, deadline) != ETIMEDOUT;
 }
 
-static struct timespec deadline_after(uint64_t timeout_ns)
+static void buffer_retire(struct surface_buffer *buffer, struct retired_buffers *retired)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (timeout_ns == 0 || timeout_ns == UINT64_MAX)
-		return now;
-	uint64_t seconds = timeout_ns / 1000000000u;
-	uint64_t nanoseconds = (uint64_t)now.tv_nsec + timeout_ns % 1000000000u;
-	now.tv_sec += (time_t)(seconds + nanoseconds / 1000000000u);
-	now.tv_nsec = (long)(nanoseconds % 1000000000u);
-	return now;
+	retired->entries[retired->count].allocation = buffer->allocation;
+	retired->entries[retired->count].fence_fd = buffer->fence_fd;
+	retired->count++;
+	buffer_reset(buffer);
 }
 
-static void buffer_retire(struct surface_buffer *buffer)
+/* Called without the lock. */
+static void retired_buffers_destroy(struct retired_buffers *retired)
 {
-	uda_allocation_destroy(buffer->allocation);
-	memset(buffer, 0, sizeof(*buffer));
+	for (uint32_t i = 0; i < retired->count; i++) {
+		sync_fence_wait_and_close(retired->entries[i].fence_fd);
+		uda_allocation_destroy(retired->entries[i].allocation);
+	}
+	retired->count = 0;
 }
 
 static bool buffer_is_stale(const uda_surface *surface, const struct surface_buffer *buffer)
@@ -444,45 +471,58 @@ static bool producer_holds_buffer(const uda_surface *surface)
 	return false;
 }
 
-uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer)
+/* Whether a free buffer can be written now: no fence, or one that has
+ * signalled (closed here, so nobody waits on it again). */
+static bool buffer_is_ready(struct surface_buffer *buffer)
 {
-	if (!surface)
-		return UDA_ERROR_INVALID_ARGUMENT;
-	UDA_CHECK_ARG(surface->ctx, out_buffer);
-	struct timespec deadline = deadline_after(timeout_ns);
+	if (buffer->fence_fd < 0)
+		return true;
+	if (!sync_fence_wait(buffer->fence_fd, 0, NULL))
+		return false;
+	close(buffer->fence_fd);
+	buffer->fence_fd = -1;
+	return true;
+}
+
+/* out_release_fence: where a fenced producer takes the buffer's fence;
+ * NULL to have it waited for here. */
+static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer,
+                                 int *out_release_fence, const char *call)
+{
+	struct timespec deadline = sync_fence_deadline_after(timeout_ns);
+	struct retired_buffers retired = {0};
 
 	pthread_mutex_lock(&surface->lock);
 	if (producer_holds_buffer(surface)) {
 		pthread_mutex_unlock(&surface->lock);
-		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "uda_surface_dequeue: a buffer is already dequeued");
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: a buffer is already dequeued",
+		                             call);
 	}
 	for (;;) {
 		/* Free buffers of an old size make room for new ones. */
 		uint32_t live = 0;
-		struct surface_buffer *empty = NULL, *best = NULL;
+		struct surface_buffer *empty = NULL, *ready = NULL, *pending = NULL;
 		for (uint32_t i = 0; i < surface->buffer_count; i++) {
 			struct surface_buffer *buffer = &surface->buffers[i];
 			if (buffer->live && buffer->state == BUFFER_FREE && buffer_is_stale(surface, buffer))
-				buffer_retire(buffer);
+				buffer_retire(buffer, &retired);
 			if (!buffer->live) {
 				if (!empty)
 					empty = buffer;
 				continue;
 			}
 			live++;
+			if (buffer->state != BUFFER_FREE)
+				continue;
 			/* The free buffer whose content is newest: the smallest age
-			 * gives a damage-tracking producer the least to redraw. */
-			if (buffer->state == BUFFER_FREE && (!best || buffer->content_frame > best->content_frame))
-				best = buffer;
+			 * gives a damage-tracking producer the least to redraw. One
+			 * the consumer may still be reading comes last. */
+			struct surface_buffer **best = buffer_is_ready(buffer) ? &ready : &pending;
+			if (!*best || buffer->content_frame > (*best)->content_frame)
+				*best = buffer;
 		}
-		if (best) {
-			best->state = BUFFER_DEQUEUED;
-			fill_buffer(surface, best, out_buffer);
-			pthread_mutex_unlock(&surface->lock);
-			return UDA_SUCCESS;
-		}
-		if (empty && live < surface->buffer_count) {
+		struct surface_buffer *chosen = ready;
+		if (!chosen && empty && live < surface->buffer_count) {
 			empty->live = true;
 			empty->state = BUFFER_ALLOCATING;
 			empty->width = surface->width;
@@ -490,6 +530,7 @@ uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_su
 			struct surface_negotiation negotiation = surface->negotiation;
 			surface->negotiation.sets = NULL; /* taken for the call */
 			pthread_mutex_unlock(&surface->lock);
+			retired_buffers_destroy(&retired);
 
 			uda_allocation *allocation = NULL;
 			uda_result result = allocate_buffer(surface, empty->width, empty->height, &negotiation,
@@ -498,24 +539,68 @@ uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_su
 			pthread_mutex_lock(&surface->lock);
 			surface->negotiation = negotiation;
 			if (result != UDA_SUCCESS) {
-				memset(empty, 0, sizeof(*empty));
+				buffer_reset(empty);
 				pthread_cond_broadcast(&surface->changed);
 				pthread_mutex_unlock(&surface->lock);
 				return result;
 			}
 			empty->allocation = allocation;
 			empty->id = surface->next_buffer_id++;
-			empty->state = BUFFER_DEQUEUED;
-			fill_buffer(surface, empty, out_buffer);
+			chosen = empty;
+		}
+		if (!chosen)
+			chosen = pending;
+		if (chosen) {
+			chosen->state = BUFFER_DEQUEUED;
+			int fence = chosen->fence_fd;
+			chosen->fence_fd = -1;
+			fill_buffer(surface, chosen, out_buffer);
 			pthread_mutex_unlock(&surface->lock);
-			return UDA_SUCCESS;
+			retired_buffers_destroy(&retired);
+			if (out_release_fence) {
+				*out_release_fence = fence;
+				return UDA_SUCCESS;
+			}
+			if (fence < 0 || sync_fence_wait(fence, timeout_ns, &deadline)) {
+				if (fence >= 0)
+					close(fence);
+				return UDA_SUCCESS;
+			}
+			/* Still being read when the time ran out: free again, so a
+			 * later dequeue finds it (DEQUEUED kept anyone else off it). */
+			pthread_mutex_lock(&surface->lock);
+			chosen->fence_fd = fence;
+			chosen->state = BUFFER_FREE;
+			pthread_cond_broadcast(&surface->changed);
+			pthread_mutex_unlock(&surface->lock);
+			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
+			                             "%s: the consumer's release fence has not signalled", call);
 		}
 		if (!wait_changed(surface, timeout_ns, &deadline)) {
 			pthread_mutex_unlock(&surface->lock);
+			retired_buffers_destroy(&retired);
 			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
-			                             "uda_surface_dequeue: every buffer is queued or acquired");
+			                             "%s: every buffer is queued or acquired", call);
 		}
 	}
+}
+
+uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_buffer);
+	return dequeue_buffer(surface, timeout_ns, out_buffer, NULL, "uda_surface_dequeue");
+}
+
+uda_result uda_surface_dequeue_fenced(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer,
+                                      int *out_release_fence_fd)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_buffer && out_release_fence_fd);
+	*out_release_fence_fd = -1;
+	return dequeue_buffer(surface, timeout_ns, out_buffer, out_release_fence_fd, "uda_surface_dequeue_fenced");
 }
 
 static struct surface_buffer *find_buffer(uda_surface *surface, uint64_t buffer_id)
@@ -543,7 +628,7 @@ static void frame_fd_take(uda_surface *surface)
 }
 
 static uda_result store_damage(uda_surface *surface, struct surface_buffer *buffer, const uda_rect *damage,
-                               uint32_t damage_count)
+                               uint32_t damage_count, const char *call)
 {
 	if (damage_count > UDA_SURFACE_MAX_DAMAGE_RECTS) {
 		/* Too fine to be worth tracking: the whole buffer. */
@@ -555,7 +640,7 @@ static uda_result store_damage(uda_surface *surface, struct surface_buffer *buff
 		const uda_rect *rect = &damage[i];
 		if (rect->width < 0 || rect->height < 0)
 			return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
-			                             "uda_surface_queue: damage rect %u has a negative size", i);
+			                             "%s: damage rect %u has a negative size", call, i);
 		int64_t x0 = rect->x < 0 ? 0 : rect->x, y0 = rect->y < 0 ? 0 : rect->y;
 		int64_t x1 = (int64_t)rect->x + rect->width, y1 = (int64_t)rect->y + rect->height;
 		if (x1 > buffer->width)
@@ -572,20 +657,18 @@ static uda_result store_damage(uda_surface *surface, struct surface_buffer *buff
 	return UDA_SUCCESS;
 }
 
-uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage, uint32_t damage_count)
+/* Takes ownership of acquire_fence (-1 for none) on success only. */
+static uda_result queue_buffer(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage,
+                               uint32_t damage_count, int acquire_fence, const char *call)
 {
-	if (!surface)
-		return UDA_ERROR_INVALID_ARGUMENT;
-	UDA_CHECK_ARG(surface->ctx, damage || damage_count == 0);
 	pthread_mutex_lock(&surface->lock);
 	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
 	if (!buffer || buffer->state != BUFFER_DEQUEUED) {
 		pthread_mutex_unlock(&surface->lock);
-		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "uda_surface_queue: buffer %llu is not dequeued",
-		                             (unsigned long long)buffer_id);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: buffer %llu is not dequeued",
+		                             call, (unsigned long long)buffer_id);
 	}
-	uda_result result = store_damage(surface, buffer, damage, damage_count);
+	uda_result result = store_damage(surface, buffer, damage, damage_count, call);
 	if (result != UDA_SUCCESS) {
 		pthread_mutex_unlock(&surface->lock);
 		return result;
@@ -596,6 +679,8 @@ uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda
 		for (uint32_t i = 0; i < surface->buffer_count; i++) {
 			struct surface_buffer *pending = &surface->buffers[i];
 			if (pending->live && pending->state == BUFFER_QUEUED) {
+				/* Its acquire fence stays: the buffer is free once the
+				 * producer's writes to it are done. */
 				pending->state = BUFFER_FREE;
 				surface->dropped_since_acquire++;
 				replaced = true;
@@ -603,12 +688,54 @@ uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda
 		}
 	}
 	buffer->state = BUFFER_QUEUED;
+	buffer->fence_fd = acquire_fence;
 	buffer->content_frame = ++surface->frames_queued;
 	if (!replaced)
 		frame_fd_add(surface);
 	pthread_cond_broadcast(&surface->changed);
 	pthread_mutex_unlock(&surface->lock);
 	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage, uint32_t damage_count)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, damage || damage_count == 0);
+	return queue_buffer(surface, buffer_id, damage, damage_count, -1, "uda_surface_queue");
+}
+
+/* A fence handed to a _fenced call is the surface's whatever the outcome;
+ * one the call fails is closed. */
+static uda_result close_fence_on_failure(uda_result result, int fence)
+{
+	if (result != UDA_SUCCESS && fence >= 0)
+		close(fence);
+	return result;
+}
+
+static uda_result check_fence_argument(uda_surface *surface, int fence, const char *call)
+{
+	if (!sync_fence_is_valid_argument(fence))
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "%s: fence %d is neither -1 nor an open descriptor", call, fence);
+	return UDA_SUCCESS;
+}
+
+uda_result uda_surface_queue_fenced(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage,
+                                    uint32_t damage_count, int acquire_fence_fd)
+{
+	const char *call = "uda_surface_queue_fenced";
+	if (!surface)
+		return close_fence_on_failure(UDA_ERROR_INVALID_ARGUMENT, acquire_fence_fd);
+	uda_result result = check_fence_argument(surface, acquire_fence_fd, call);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (!damage && damage_count != 0)
+		result = uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: damage is NULL", call);
+	else
+		result = queue_buffer(surface, buffer_id, damage, damage_count, acquire_fence_fd, call);
+	return close_fence_on_failure(result, acquire_fence_fd);
 }
 
 uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id)
@@ -629,12 +756,33 @@ uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id)
 	return UDA_SUCCESS;
 }
 
-uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame)
+/* Puts back a frame whose acquire fence did not signal in time, as if it
+ * had never been acquired. */
+static void requeue_unfinished(uda_surface *surface, struct surface_buffer *buffer, int fence, uint64_t dropped)
 {
-	if (!surface)
-		return UDA_ERROR_INVALID_ARGUMENT;
-	UDA_CHECK_ARG(surface->ctx, out_frame);
-	struct timespec deadline = deadline_after(timeout_ns);
+	bool newer_queued = false;
+	for (uint32_t i = 0; i < surface->buffer_count; i++)
+		newer_queued |= surface->buffers[i].live && surface->buffers[i].state == BUFFER_QUEUED;
+	buffer->fence_fd = fence;
+	surface->dropped_since_acquire += dropped;
+	if (newer_queued && surface->present_mode == UDA_PRESENT_MODE_MAILBOX) {
+		/* A newer frame came meanwhile and replaces this one, as it
+		 * would have in the queue (and counted itself in frame_fd). */
+		buffer->state = BUFFER_FREE;
+		surface->dropped_since_acquire++;
+	} else {
+		buffer->state = BUFFER_QUEUED;
+		frame_fd_add(surface);
+	}
+	pthread_cond_broadcast(&surface->changed);
+}
+
+/* out_acquire_fence: where a fenced consumer takes the frame's fence;
+ * NULL to have it waited for here. */
+static uda_result acquire_frame(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame,
+                                int *out_acquire_fence, const char *call)
+{
+	struct timespec deadline = sync_fence_deadline_after(timeout_ns);
 	pthread_mutex_lock(&surface->lock);
 	for (;;) {
 		struct surface_buffer *oldest = NULL;
@@ -647,7 +795,7 @@ uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_su
 		if (oldest) {
 			oldest->state = BUFFER_ACQUIRED;
 			frame_fd_take(surface);
-			*out_frame = (uda_surface_frame){
+			uda_surface_frame frame = {
 				oldest->id,
 				oldest->allocation,
 				oldest->width,
@@ -658,35 +806,86 @@ uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_su
 				oldest->damage_count ? oldest->damage : NULL,
 			};
 			surface->dropped_since_acquire = 0;
+			int fence = oldest->fence_fd;
+			oldest->fence_fd = -1;
 			pthread_mutex_unlock(&surface->lock);
+			if (out_acquire_fence) {
+				*out_acquire_fence = fence;
+			} else if (fence >= 0) {
+				if (!sync_fence_wait(fence, timeout_ns, &deadline)) {
+					pthread_mutex_lock(&surface->lock);
+					requeue_unfinished(surface, oldest, fence, frame.dropped_before);
+					pthread_mutex_unlock(&surface->lock);
+					return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
+					                             "%s: the producer's acquire fence has not signalled", call);
+				}
+				close(fence);
+			}
+			*out_frame = frame;
 			return UDA_SUCCESS;
 		}
 		if (!wait_changed(surface, timeout_ns, &deadline)) {
 			pthread_mutex_unlock(&surface->lock);
-			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
-			                             "uda_surface_acquire: no frame is queued");
+			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT, "%s: no frame is queued", call);
 		}
 	}
+}
+
+uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_frame);
+	return acquire_frame(surface, timeout_ns, out_frame, NULL, "uda_surface_acquire");
+}
+
+uda_result uda_surface_acquire_fenced(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame,
+                                      int *out_acquire_fence_fd)
+{
+	if (!surface)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	UDA_CHECK_ARG(surface->ctx, out_frame && out_acquire_fence_fd);
+	*out_acquire_fence_fd = -1;
+	return acquire_frame(surface, timeout_ns, out_frame, out_acquire_fence_fd, "uda_surface_acquire_fenced");
+}
+
+/* Takes ownership of release_fence (-1 for none) on success only. */
+static uda_result release_buffer(uda_surface *surface, uint64_t buffer_id, int release_fence, const char *call)
+{
+	struct retired_buffers retired = {0};
+	pthread_mutex_lock(&surface->lock);
+	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
+	if (!buffer || buffer->state != BUFFER_ACQUIRED) {
+		pthread_mutex_unlock(&surface->lock);
+		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: buffer %llu is not acquired",
+		                             call, (unsigned long long)buffer_id);
+	}
+	buffer->state = BUFFER_FREE;
+	buffer->fence_fd = release_fence;
+	if (buffer_is_stale(surface, buffer))
+		buffer_retire(buffer, &retired);
+	pthread_cond_broadcast(&surface->changed);
+	pthread_mutex_unlock(&surface->lock);
+	retired_buffers_destroy(&retired);
+	return UDA_SUCCESS;
 }
 
 uda_result uda_surface_release(uda_surface *surface, uint64_t buffer_id)
 {
 	if (!surface)
 		return UDA_ERROR_INVALID_ARGUMENT;
-	pthread_mutex_lock(&surface->lock);
-	struct surface_buffer *buffer = find_buffer(surface, buffer_id);
-	if (!buffer || buffer->state != BUFFER_ACQUIRED) {
-		pthread_mutex_unlock(&surface->lock);
-		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT,
-		                             "uda_surface_release: buffer %llu is not acquired",
-		                             (unsigned long long)buffer_id);
-	}
-	buffer->state = BUFFER_FREE;
-	if (buffer_is_stale(surface, buffer))
-		buffer_retire(buffer);
-	pthread_cond_broadcast(&surface->changed);
-	pthread_mutex_unlock(&surface->lock);
-	return UDA_SUCCESS;
+	return release_buffer(surface, buffer_id, -1, "uda_surface_release");
+}
+
+uda_result uda_surface_release_fenced(uda_surface *surface, uint64_t buffer_id, int release_fence_fd)
+{
+	const char *call = "uda_surface_release_fenced";
+	if (!surface)
+		return close_fence_on_failure(UDA_ERROR_INVALID_ARGUMENT, release_fence_fd);
+	uda_result result = check_fence_argument(surface, release_fence_fd, call);
+	if (result != UDA_SUCCESS)
+		return result;
+	return close_fence_on_failure(release_buffer(surface, buffer_id, release_fence_fd, call), release_fence_fd);
 }
 
 uda_result uda_surface_get_frame_fd(uda_surface *surface, int *out_fd)

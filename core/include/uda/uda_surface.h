@@ -12,6 +12,18 @@
  * the next dequeue: buffers of the old size still queued or acquired are
  * destroyed when they come back.
  *
+ * Synchronization: the plain calls hand a buffer over when the side
+ * handing it over has finished with it (glFinish, vkQueueWaitIdle). The
+ * _fenced calls carry a fence instead, as Android's BufferQueue and
+ * Wayland's explicit synchronization do: a file descriptor that polls
+ * readable once the work it stands for is done, a sync_file above all
+ * (vkGetSemaphoreFdKHR or vkGetFenceFdKHR with SYNC_FD handles,
+ * eglDupNativeFenceFDANDROID, DMA_BUF_IOCTL_EXPORT_SYNC_FILE). The producer
+ * queues with an acquire fence (its writes), the consumer releases with a
+ * release fence (its reads). Each side picks plain or _fenced calls on its
+ * own: the surface hands a fence to a _fenced call and waits for it, on
+ * the CPU, inside a plain one. It never looks inside a fence.
+ *
  * Threads: producer and consumer calls may come from different threads at
  * the same time. uda_surface_destroy must not race any other call on the
  * surface.
@@ -102,7 +114,9 @@ typedef struct uda_surface_frame {
 UDA_API uda_result uda_surface_create(uda_context *context, const uda_surface_create_info *info,
                                       uda_surface **out_surface);
 /* Destroys the buffers, including those acquired or dequeued, after
- * calling the destroy callbacks. Accepts NULL. */
+ * calling the destroy callbacks; waits for the fences it holds first, so
+ * no memory is freed while a fence says a device may still use it.
+ * Accepts NULL. */
 UDA_API void uda_surface_destroy(uda_surface *surface);
 
 /* Whether `candidate` is a live surface of `context`, without reading it:
@@ -123,19 +137,47 @@ UDA_API uda_result uda_surface_set_present_mode(uda_surface *surface, uda_presen
 
 /* Producer. Waits up to timeout_ns (0: not at all, UINT64_MAX: forever)
  * for a free buffer: UDA_ERROR_TIMEOUT if none came. Allocation failures
- * are returned as they are. One buffer may be dequeued at a time. */
+ * are returned as they are. One buffer may be dequeued at a time. A free
+ * buffer the consumer released with a fence comes after one it did not
+ * (or whose fence has signalled); uda_surface_dequeue waits for its
+ * fence within the same timeout. */
 UDA_API uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer);
+/* The same, handing over the buffer's release fence instead of waiting
+ * for it: the caller owns *out_release_fence_fd and must not write the
+ * buffer before it signals; -1 when there is nothing to wait for. */
+UDA_API uda_result uda_surface_dequeue_fenced(uda_surface *surface, uint64_t timeout_ns,
+                                              uda_surface_buffer *out_buffer, int *out_release_fence_fd);
 /* Hands the dequeued buffer to the consumer; the producer must have
- * finished writing it (see docs/core.md on synchronization). Damage in
- * buffer pixels, clipped to it; NULL/0 for the whole buffer. */
+ * finished writing it. Damage in buffer pixels, clipped to it; NULL/0 for
+ * the whole buffer. */
 UDA_API uda_result uda_surface_queue(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage,
                                      uint32_t damage_count);
+/* The same, for writes that may still run: acquire_fence_fd (or -1)
+ * signals when they are done. The surface owns the fence from the call
+ * on, and closes it if the call fails. */
+UDA_API uda_result uda_surface_queue_fenced(uda_surface *surface, uint64_t buffer_id, const uda_rect *damage,
+                                            uint32_t damage_count, int acquire_fence_fd);
 /* Gives a dequeued buffer back unqueued (its content is not shown). */
 UDA_API uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id);
 
-/* Consumer. Waits like dequeue for the oldest queued frame. */
+/* Consumer. Waits like dequeue for the oldest queued frame, and then for
+ * its acquire fence if the producer queued one: UDA_ERROR_TIMEOUT leaves
+ * the frame queued (in MAILBOX mode, replaced if a newer one came). */
 UDA_API uda_result uda_surface_acquire(uda_surface *surface, uint64_t timeout_ns, uda_surface_frame *out_frame);
+/* The same, handing over the frame's acquire fence instead of waiting for
+ * it: the caller owns *out_acquire_fence_fd and must not read the buffer
+ * before it signals; -1 when the producer finished before queueing. */
+UDA_API uda_result uda_surface_acquire_fenced(uda_surface *surface, uint64_t timeout_ns,
+                                              uda_surface_frame *out_frame, int *out_acquire_fence_fd);
+/* Gives the acquired buffer back; the consumer must have finished reading
+ * it. A buffer of an old size is destroyed here. */
 UDA_API uda_result uda_surface_release(uda_surface *surface, uint64_t buffer_id);
+/* The same, for reads that may still run: release_fence_fd (or -1)
+ * signals when they are done, and the producer waits for it before
+ * writing the buffer again. Owned and closed as in queue_fenced. A buffer
+ * of an old size is destroyed once the fence signals, and this call
+ * waits for that. */
+UDA_API uda_result uda_surface_release_fenced(uda_surface *surface, uint64_t buffer_id, int release_fence_fd);
 /* An fd (owned by the surface, O_CLOEXEC) that polls readable while a
  * queued frame waits to be acquired, for the consumer's event loop. */
 UDA_API uda_result uda_surface_get_frame_fd(uda_surface *surface, int *out_fd);

@@ -1,0 +1,406 @@
+// uda_surface's fences: a _fenced side gets the other side's fence, a
+// plain side has the surface wait for it. Pipes stand in for sync_files:
+// the read end is the fence (readable once signalled, as a sync_file
+// polls), the test keeps the write end to signal it with a tag byte, which
+// also tells which fence came back.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+
+#include "surface_fixture.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+class PipeFence
+{
+public:
+	PipeFence()
+	{
+		// A surface that closed the fence early must fail the test's
+		// checks, not kill the process on the test's signalling write.
+		std::signal(SIGPIPE, SIG_IGN);
+		int ends[2];
+		EXPECT_EQ(pipe2(ends, O_CLOEXEC), 0);
+		read_end = ends[0];
+		write_end = ends[1];
+	}
+	~PipeFence()
+	{
+		if (read_end >= 0)
+			close(read_end);
+		close(write_end);
+	}
+	PipeFence(const PipeFence &) = delete;
+	PipeFence &operator=(const PipeFence &) = delete;
+
+	// The fence, for a call that takes ownership of it.
+	int hand_over()
+	{
+		int fd = read_end;
+		read_end = -1;
+		return fd;
+	}
+	void signal(char tag)
+	{
+		EXPECT_EQ(write(write_end, &tag, 1), 1);
+	}
+
+private:
+	int read_end = -1;
+	int write_end = -1;
+};
+
+bool is_signalled(int fence)
+{
+	pollfd entry = {fence, POLLIN, 0};
+	return poll(&entry, 1, 0) == 1;
+}
+
+// Reads the tag of a fence the test was handed, and closes it.
+char take_tag(int fence)
+{
+	char tag = 0;
+	EXPECT_TRUE(is_signalled(fence));
+	EXPECT_EQ(read(fence, &tag, 1), 1);
+	close(fence);
+	return tag;
+}
+
+bool is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+class SurfaceFences : public Surface
+{
+protected:
+	uda_surface_buffer dequeue()
+	{
+		uda_surface_buffer buffer = {};
+		EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+		return buffer;
+	}
+	uint64_t queue_frame(int acquire_fence = -1)
+	{
+		uda_surface_buffer buffer = dequeue();
+		EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, acquire_fence), UDA_SUCCESS)
+			<< uda_context_get_error(ctx);
+		return buffer.buffer_id;
+	}
+	uda_surface_frame acquire()
+	{
+		uda_surface_frame frame = {};
+		EXPECT_EQ(uda_surface_acquire(surface, 0, &frame), UDA_SUCCESS) << uda_context_get_error(ctx);
+		return frame;
+	}
+};
+
+TEST_F(SurfaceFences, TheProducersFenceReachesAFencedConsumer)
+{
+	create();
+	PipeFence writes;
+	queue_frame(writes.hand_over());
+	uda_surface_frame frame = {};
+	int fence = -2;
+	ASSERT_EQ(uda_surface_acquire_fenced(surface, 0, &frame, &fence), UDA_SUCCESS) << uda_context_get_error(ctx);
+	ASSERT_GE(fence, 0);
+	EXPECT_EQ(frame.frame_number, 1u);
+	EXPECT_FALSE(is_signalled(fence)) << "handed over, not waited for";
+	writes.signal('A');
+	EXPECT_EQ(take_tag(fence), 'A');
+	EXPECT_EQ(uda_surface_release(surface, frame.buffer_id), UDA_SUCCESS);
+
+	// A producer that finished before queueing: the consumer is told so.
+	queue_frame();
+	ASSERT_EQ(uda_surface_acquire_fenced(surface, 0, &frame, &fence), UDA_SUCCESS);
+	EXPECT_EQ(fence, -1);
+	EXPECT_EQ(frame.frame_number, 2u);
+	EXPECT_EQ(uda_surface_release(surface, frame.buffer_id), UDA_SUCCESS);
+}
+
+TEST_F(SurfaceFences, PlainAcquireWaitsForTheProducersFence)
+{
+	create();
+	PipeFence writes;
+	uint64_t id = queue_frame(writes.hand_over());
+
+	uda_surface_frame frame = {};
+	EXPECT_EQ(uda_surface_acquire(surface, 0, &frame), UDA_ERROR_TIMEOUT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("acquire fence"), std::string::npos)
+		<< uda_context_get_error(ctx);
+	EXPECT_EQ(uda_surface_acquire(surface, 20'000'000, &frame), UDA_ERROR_TIMEOUT);
+	EXPECT_TRUE(frame_fd_readable()) << "a frame whose fence is pending stays queued";
+
+	std::atomic<bool> signalled{false};
+	std::thread gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		signalled = true;
+		writes.signal('A');
+	});
+	ASSERT_EQ(uda_surface_acquire(surface, UINT64_MAX, &frame), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_TRUE(signalled);
+	gpu.join();
+	EXPECT_EQ(frame.buffer_id, id);
+	EXPECT_EQ(frame.frame_number, 1u);
+	EXPECT_EQ(frame.dropped_before, 0u);
+	EXPECT_FALSE(frame_fd_readable());
+	EXPECT_EQ(uda_surface_release(surface, frame.buffer_id), UDA_SUCCESS);
+}
+
+TEST_F(SurfaceFences, PlainAcquireSeesEveryWriteMadeBeforeTheFenceSignals)
+{
+	create(64, 32, 2);
+	const int frames = 20;
+	std::atomic<bool> failed{false};
+	std::thread producer([&] {
+		for (int i = 1; i <= frames && !failed; i++) {
+			uda_surface_buffer buffer = {};
+			int release_fence = -1;
+			if (uda_surface_dequeue_fenced(surface, UINT64_MAX, &buffer, &release_fence) != UDA_SUCCESS) {
+				failed = true;
+				break;
+			}
+			if (release_fence >= 0)
+				take_tag(release_fence);
+			// Queued before it is written, as a GPU producer queues work:
+			// only the fence says when the frame is done.
+			PipeFence writes;
+			if (uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, writes.hand_over()) !=
+			    UDA_SUCCESS) {
+				failed = true;
+				break;
+			}
+			std::this_thread::sleep_for(std::chrono::milliseconds(2));
+			fill(buffer.allocation, 0xff000000u | (uint32_t)i);
+			writes.signal('W');
+		}
+	});
+	for (int i = 1; i <= frames && !failed; i++) {
+		uda_surface_frame frame = {};
+		ASSERT_EQ(uda_surface_acquire(surface, UINT64_MAX, &frame), UDA_SUCCESS) << uda_context_get_error(ctx);
+		EXPECT_TRUE(holds(frame.allocation, 0xff000000u | (uint32_t)i)) << "frame " << i;
+		// Reads "still running": the producer must wait for this fence.
+		PipeFence reads;
+		ASSERT_EQ(uda_surface_release_fenced(surface, frame.buffer_id, reads.hand_over()), UDA_SUCCESS);
+		reads.signal('R');
+	}
+	producer.join();
+	EXPECT_FALSE(failed);
+}
+
+TEST_F(SurfaceFences, MailboxReplacesAFrameWhoseFenceWasWaitedForInVain)
+{
+	create(64, 32, 2);
+	ASSERT_EQ(uda_surface_set_present_mode(surface, UDA_PRESENT_MODE_MAILBOX), UDA_SUCCESS);
+	PipeFence writes;
+	uint64_t first = queue_frame(writes.hand_over());
+
+	uda_result waited = UDA_SUCCESS;
+	std::thread consumer([&] {
+		uda_surface_frame frame = {};
+		waited = uda_surface_acquire(surface, 300'000'000, &frame);
+	});
+	// The consumer has taken the frame off the queue to wait for it...
+	while (frame_fd_readable())
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	// ...when a newer one comes, which replaces it once the wait fails.
+	uint64_t second = queue_frame();
+	consumer.join();
+	EXPECT_EQ(waited, UDA_ERROR_TIMEOUT);
+
+	uda_surface_frame frame = acquire();
+	EXPECT_EQ(frame.buffer_id, second);
+	EXPECT_EQ(frame.frame_number, 2u);
+	EXPECT_EQ(frame.dropped_before, 1u);
+
+	// The replaced buffer goes back to the producer with the fence of its
+	// unfinished writes.
+	uda_surface_buffer buffer = {};
+	int fence = -1;
+	ASSERT_EQ(uda_surface_dequeue_fenced(surface, 0, &buffer, &fence), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.buffer_id, first);
+	ASSERT_GE(fence, 0);
+	writes.signal('A');
+	EXPECT_EQ(take_tag(fence), 'A');
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	EXPECT_EQ(uda_surface_release(surface, frame.buffer_id), UDA_SUCCESS);
+}
+
+TEST_F(SurfaceFences, ReleaseFencesGoToTheProducerOrAreWaitedFor)
+{
+	create(64, 32, 2);
+	uint64_t first = queue_frame();
+	uint64_t second = queue_frame();
+	ASSERT_EQ(acquire().buffer_id, first);
+	PipeFence reads;
+	ASSERT_EQ(uda_surface_release_fenced(surface, first, reads.hand_over()), UDA_SUCCESS);
+
+	// The only free buffer is still being read.
+	uda_surface_buffer buffer = {};
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_TIMEOUT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("release fence"), std::string::npos)
+		<< uda_context_get_error(ctx);
+	std::atomic<bool> signalled{false};
+	std::thread gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		signalled = true;
+		reads.signal('R');
+	});
+	ASSERT_EQ(uda_surface_dequeue(surface, UINT64_MAX, &buffer), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_TRUE(signalled);
+	gpu.join();
+	EXPECT_EQ(buffer.buffer_id, first);
+	EXPECT_EQ(uda_surface_queue(surface, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+
+	// A fenced producer gets the fence itself.
+	ASSERT_EQ(acquire().buffer_id, second);
+	PipeFence reads_again;
+	ASSERT_EQ(uda_surface_release_fenced(surface, second, reads_again.hand_over()), UDA_SUCCESS);
+	int fence = -1;
+	ASSERT_EQ(uda_surface_dequeue_fenced(surface, 0, &buffer, &fence), UDA_SUCCESS);
+	EXPECT_EQ(buffer.buffer_id, second);
+	ASSERT_GE(fence, 0);
+	EXPECT_FALSE(is_signalled(fence));
+	reads_again.signal('S');
+	EXPECT_EQ(take_tag(fence), 'S');
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+}
+
+TEST_F(SurfaceFences, AReadyBufferComesBeforeOneStillBeingRead)
+{
+	create(64, 32, 2);
+	uint64_t older = queue_frame();
+	uint64_t newer = queue_frame();
+	ASSERT_EQ(acquire().buffer_id, older);
+	ASSERT_EQ(uda_surface_release(surface, older), UDA_SUCCESS);
+	ASSERT_EQ(acquire().buffer_id, newer);
+	PipeFence reads;
+	ASSERT_EQ(uda_surface_release_fenced(surface, newer, reads.hand_over()), UDA_SUCCESS);
+
+	// The newest content would give the smallest age, but its reads run.
+	uda_surface_buffer buffer = {};
+	int fence = -2;
+	ASSERT_EQ(uda_surface_dequeue_fenced(surface, 0, &buffer, &fence), UDA_SUCCESS);
+	EXPECT_EQ(buffer.buffer_id, older);
+	EXPECT_EQ(fence, -1);
+	EXPECT_EQ(buffer.age, 2u);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+
+	// Once signalled, the fence is dropped rather than handed over.
+	reads.signal('R');
+	ASSERT_EQ(uda_surface_dequeue_fenced(surface, 0, &buffer, &fence), UDA_SUCCESS);
+	EXPECT_EQ(buffer.buffer_id, newer);
+	EXPECT_EQ(fence, -1);
+	EXPECT_EQ(buffer.age, 1u);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+}
+
+TEST_F(SurfaceFences, MemoryIsFreedOnlyOnceItsFenceSignals)
+{
+	create(64, 32, 2);
+	uint64_t id = queue_frame();
+	ASSERT_EQ(acquire().buffer_id, id);
+	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
+
+	// Released at the old size: destroyed in the release, after its fence.
+	PipeFence reads;
+	std::atomic<bool> signalled{false};
+	std::thread gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		signalled = true;
+		reads.signal('R');
+	});
+	ASSERT_EQ(uda_surface_release_fenced(surface, id, reads.hand_over()), UDA_SUCCESS);
+	EXPECT_TRUE(signalled);
+	gpu.join();
+
+	// Destroying the surface waits for the fences it holds.
+	uda_surface_buffer buffer = dequeue();
+	EXPECT_EQ(buffer.width, 32u);
+	PipeFence writes;
+	ASSERT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, writes.hand_over()), UDA_SUCCESS);
+	signalled = false;
+	std::thread late_gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		signalled = true;
+		writes.signal('W');
+	});
+	uda_surface_destroy(surface);
+	surface = nullptr;
+	EXPECT_TRUE(signalled);
+	late_gpu.join();
+}
+
+TEST_F(SurfaceFences, FencesAreTakenEvenWhenACallFails)
+{
+	create();
+	uda_surface_buffer buffer = dequeue();
+
+	PipeFence unowned;
+	int fence = unowned.hand_over();
+	EXPECT_EQ(uda_surface_queue_fenced(nullptr, buffer.buffer_id, nullptr, 0, fence), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+
+	PipeFence wrong_buffer;
+	fence = wrong_buffer.hand_over();
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id + 100, nullptr, 0, fence),
+	          UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+
+	PipeFence no_damage;
+	fence = no_damage.hand_over();
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 2, fence), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+
+	PipeFence bad_damage;
+	fence = bad_damage.hand_over();
+	const uda_rect negative = {0, 0, -1, 4};
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, &negative, 1, fence), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+
+	PipeFence not_acquired;
+	fence = not_acquired.hand_over();
+	EXPECT_EQ(uda_surface_release_fenced(surface, buffer.buffer_id, fence), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+	PipeFence no_surface;
+	fence = no_surface.hand_over();
+	EXPECT_EQ(uda_surface_release_fenced(nullptr, buffer.buffer_id, fence), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_FALSE(is_open(fence));
+
+	// Not a descriptor at all: refused, and the buffer is still dequeued.
+	int closed[2];
+	ASSERT_EQ(pipe2(closed, O_CLOEXEC), 0);
+	close(closed[0]);
+	close(closed[1]);
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, closed[0]), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("open descriptor"), std::string::npos);
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, -2), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_release_fenced(surface, buffer.buffer_id, -7), UDA_ERROR_INVALID_ARGUMENT);
+
+	// Outputs: both pointers are required.
+	uda_surface_buffer second = {};
+	uda_surface_frame frame = {};
+	int out = 5;
+	EXPECT_EQ(uda_surface_dequeue_fenced(surface, 0, &second, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_dequeue_fenced(surface, 0, nullptr, &out), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_dequeue_fenced(nullptr, 0, &second, &out), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_acquire_fenced(surface, 0, &frame, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_acquire_fenced(surface, 0, nullptr, &out), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(uda_surface_acquire_fenced(nullptr, 0, &frame, &out), UDA_ERROR_INVALID_ARGUMENT);
+	out = 5;
+	EXPECT_EQ(uda_surface_acquire_fenced(surface, 0, &frame, &out), UDA_ERROR_TIMEOUT);
+	EXPECT_EQ(out, -1) << "no frame, no fence";
+
+	EXPECT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, -1), UDA_SUCCESS);
+	ASSERT_EQ(uda_surface_acquire_fenced(surface, 0, &frame, &out), UDA_SUCCESS);
+	EXPECT_EQ(out, -1);
+	EXPECT_EQ(uda_surface_release_fenced(surface, frame.buffer_id, -1), UDA_SUCCESS);
+}
+
+} // namespace
