@@ -89,6 +89,11 @@ static bool load_egl(struct uda_platform *platform)
 	LOAD(CreateImage);
 	LOAD(DestroyImage);
 	LOAD(GetError);
+	LOAD(CreateSyncKHR);
+	LOAD(DestroySyncKHR);
+	LOAD(ClientWaitSyncKHR);
+	LOAD(WaitSyncKHR);
+	LOAD(DupNativeFenceFDANDROID);
 #undef LOAD
 	platform_debug("driver entry points: Initialize %p QueryString %p ChooseConfig %p GetConfigAttrib %p "
 	               "CreatePbufferSurface %p DestroySurface %p MakeCurrent %p GetCurrentContext %p "
@@ -132,6 +137,7 @@ bool platform_load_gl(struct uda_platform *platform)
 		LOAD(CheckFramebufferStatus);
 		LOAD(EGLImageTargetTexture2DOES);
 		LOAD(Finish);
+		LOAD(Flush);
 		LOAD(GetStringi);
 		LOAD(GenRenderbuffers);
 		LOAD(DeleteRenderbuffers);

@@ -37,6 +37,12 @@ struct platform_egl {
 	PFNEGLCREATEIMAGEPROC CreateImage;
 	PFNEGLDESTROYIMAGEPROC DestroyImage;
 	PFNEGLGETERRORPROC GetError;
+	/* Frame fences (frame_fence.c); NULL where the driver has none. */
+	PFNEGLCREATESYNCKHRPROC CreateSyncKHR;
+	PFNEGLDESTROYSYNCKHRPROC DestroySyncKHR;
+	PFNEGLCLIENTWAITSYNCKHRPROC ClientWaitSyncKHR;
+	PFNEGLWAITSYNCKHRPROC WaitSyncKHR;
+	PFNEGLDUPNATIVEFENCEFDANDROIDPROC DupNativeFenceFDANDROID;
 };
 
 /* The GL calls the platform makes in the application's context. */
@@ -58,6 +64,7 @@ struct platform_gl {
 	PFNGLCHECKFRAMEBUFFERSTATUSPROC CheckFramebufferStatus;
 	PFNGLEGLIMAGETARGETTEXTURE2DOESPROC EGLImageTargetTexture2DOES;
 	PFNGLFINISHPROC Finish;
+	PFNGLFLUSHPROC Flush;
 	PFNGLGETSTRINGIPROC GetStringi;
 	PFNGLGENRENDERBUFFERSPROC GenRenderbuffers;
 	PFNGLDELETERENDERBUFFERSPROC DeleteRenderbuffers;
@@ -157,6 +164,9 @@ struct platform_surface {
 	/* WINDOW: GL renders straight into the held buffer (framebuffer 0
 	 * redirected by the host) instead of the pbuffer and a copy. */
 	bool direct;
+	/* WINDOW: frames go out with the driver's sync file instead of after
+	 * glFinish, and release fences are waited for in GL (frame_fence.c). */
+	bool native_fences;
 	/* The config's, for the depth/stencil a direct target needs. */
 	EGLint depth_size, stencil_size;
 	uint64_t swap_count;
@@ -244,6 +254,18 @@ GLuint hook_default_framebuffer(void);
 void hook_release_current(void);
 void platform_surface_destroy_all(struct platform_display *display);
 void *platform_surface_internal_handle(struct platform_display *display, void *handle);
+
+/* frame_fence.c */
+/* Whether window surfaces of the display hand frames over with native
+ * fences: opted in (UDA_EGL_NATIVE_FENCES=1) and the driver able to.
+ * Says which hand-off it chose under UDA_LOG. */
+bool frame_fence_supported(struct platform_display *display);
+/* A sync file for the GL commands issued so far in the current context
+ * (flushed here), or -1 if the driver made none: then glFinish. */
+int frame_fence_export(struct platform_display *display);
+/* Makes the current context wait for fd before its next commands (on the
+ * CPU where the driver cannot): takes fd, -1 is nothing to wait for. */
+void frame_fence_wait(struct platform_display *display, int fd);
 
 /* gl_target.c */
 /* A target for `allocation` in the current context, cached in `targets`

@@ -100,8 +100,15 @@ static bool hold_buffer(struct platform_surface *surface, uda_surface *window)
 {
 	if (surface->held)
 		return true;
-	if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS)
-		return false;
+	if (!surface->native_fences) {
+		if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS)
+			return false;
+	} else {
+		int release_fence = -1;
+		if (uda_surface_dequeue_fenced(window, UINT64_MAX, &surface->buffer, &release_fence) != UDA_SUCCESS)
+			return false;
+		frame_fence_wait(surface->display, release_fence);
+	}
 	surface->held = true;
 	return true;
 }
@@ -311,6 +318,7 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
 	const char *copy = secure_getenv("UDA_EGL_PLATFORM_COPY");
 	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
+	surface->native_fences = frame_fence_supported(display);
 	uda_surface_get_size(window, &surface->width, &surface->height);
 	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {
 		free(surface);
@@ -542,12 +550,13 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 		uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
 		gl_target_copy_from_surface(display, target, width, height);
 	}
-	/* No sync file crosses to the consumer yet (none on this Mesa), so
-	 * the frame is finished before it is queued. */
-	platform->gl.Finish();
+	/* The frame goes out finished, or with the driver's fence for it. */
+	int acquire_fence = surface->native_fences ? frame_fence_export(display) : -1;
+	if (acquire_fence < 0)
+		platform->gl.Finish();
 	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
 	uint32_t damage_count = convert_damage(surface, rects, count, damage);
-	uda_surface_queue(window, buffer.buffer_id, damage, damage_count);
+	uda_surface_queue_fenced(window, buffer.buffer_id, damage, damage_count, acquire_fence);
 	pthread_mutex_lock(&platform->lock);
 	surface->held = false;
 	surface->swap_count++;

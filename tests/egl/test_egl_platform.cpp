@@ -12,7 +12,14 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 #include <GLES3/gl3.h>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <thread>
+#include <unistd.h>
 #include <drm_fourcc.h>
 #include <string>
 
@@ -167,7 +174,7 @@ protected:
 	{
 		return {{gl, &gl_usage}, {vulkan, &vulkan_usage}};
 	}
-	uda_result try_create_window(uint32_t width, uint32_t height, uint32_t format)
+	uda_result try_create_window(uint32_t width, uint32_t height, uint32_t format, uint32_t buffer_count = 4)
 	{
 		devices = producer_and_consumer();
 		uda_surface_create_info info = {};
@@ -179,7 +186,7 @@ protected:
 		info.devices = devices.data();
 		// The EGL surface holds one for the frame being drawn; the tests
 		// queue up to three before consuming.
-		info.buffer_count = 4;
+		info.buffer_count = buffer_count;
 		return uda_surface_create(ctx.get(), &info, &window);
 	}
 	void create_window(uint32_t width = kWidth, uint32_t height = kHeight, uint32_t format = DRM_FORMAT_ABGR8888)
@@ -204,6 +211,12 @@ protected:
 	{
 		uda_surface_frame acquired = {};
 		ASSERT_EQ(uda_surface_acquire(window, 0, &acquired), UDA_SUCCESS) << "frame " << frame;
+		expect_pixels(acquired, frame, width, height, bgra_memory);
+		ASSERT_EQ(uda_surface_release(window, acquired.buffer_id), UDA_SUCCESS);
+	}
+	void expect_pixels(const uda_surface_frame &acquired, uint32_t frame, uint32_t width, uint32_t height,
+	                   bool bgra_memory = false)
+	{
 		EXPECT_EQ(acquired.width, width);
 		EXPECT_EQ(acquired.height, height);
 		{
@@ -224,7 +237,6 @@ protected:
 			          0u)
 				<< "Vulkan consumer, frame " << frame;
 		}
-		ASSERT_EQ(uda_surface_release(window, acquired.buffer_id), UDA_SUCCESS);
 	}
 
 	const uda_usage_atom gl_atoms[1] = {atom(UDA_USAGE_RENDER_TARGET)};
@@ -300,6 +312,85 @@ TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
 		// The consumer reads it (it makes its own context current).
 		expect_frame(frame, kWidth, kHeight);
 	}
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// UDA_EGL_NATIVE_FENCES=1: a driver with EGL_ANDROID_native_fence_sync
+// hands every frame over with its sync file instead of finishing it; one
+// without (llvmpipe) falls back to glFinish, and the frames are whole
+// either way. The consumer here takes the fences itself, as a compositor
+// would, and releases with a fence the producer must wait for.
+TEST_F(EglPlatform, OptedInNativeFencesGoOutWithEveryFrame)
+{
+	const char *before = std::getenv("UDA_EGL_NATIVE_FENCES");
+	const std::string saved = before ? before : "";
+	setenv("UDA_EGL_NATIVE_FENCES", "1", 1);
+	// Two buffers: the one being drawn and the one the consumer had, so
+	// every swap gets back the buffer released with a pending fence.
+	ASSERT_EQ(try_create_window(kWidth, kHeight, DRM_FORMAT_ABGR8888, 2), UDA_SUCCESS)
+		<< uda_context_get_error(ctx.get());
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	if (before)
+		setenv("UDA_EGL_NATIVE_FENCES", saved.c_str(), 1);
+	else
+		unsetenv("UDA_EGL_NATIVE_FENCES");
+	ASSERT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
+	const bool driver_fences =
+		has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_ANDROID_native_fence_sync");
+
+	// A platform that closed the fence unwaited must fail the checks, not
+	// kill the suite on the reader's write.
+	std::signal(SIGPIPE, SIG_IGN);
+	std::atomic<bool> reads_done{true};
+	struct JoinedThread {
+		std::thread thread;
+		~JoinedThread()
+		{
+			if (thread.joinable())
+				thread.join();
+		}
+	} reader;
+	for (uint32_t frame = 1; frame <= 6; frame++) {
+		ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context)) << std::hex << eglGetError();
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+		// The swap took back the previous frame's buffer: not before the
+		// consumer's release fence said its reads were done.
+		EXPECT_TRUE(reads_done) << "frame " << frame << ": the producer did not wait for the release fence";
+		if (reader.thread.joinable())
+			reader.thread.join();
+
+		uda_surface_frame acquired = {};
+		int acquire_fence = -2;
+		ASSERT_EQ(uda_surface_acquire_fenced(window, 0, &acquired, &acquire_fence), UDA_SUCCESS)
+			<< "frame " << frame;
+		if (driver_fences) {
+			ASSERT_GE(acquire_fence, 0) << "frame " << frame << ": the driver makes sync files, yet none came";
+			pollfd entry = {acquire_fence, POLLIN, 0};
+			EXPECT_EQ(poll(&entry, 1, 10000), 1) << "frame " << frame << ": the fence never signalled";
+			close(acquire_fence);
+		} else {
+			EXPECT_EQ(acquire_fence, -1) << "frame " << frame;
+		}
+		expect_pixels(acquired, frame, kWidth, kHeight);
+		// Released "still reading": a pipe stands in for the consumer's
+		// sync file (the platform waits on the CPU for what GL cannot
+		// import) and is signalled a while later.
+		int ends[2];
+		ASSERT_EQ(pipe2(ends, O_CLOEXEC), 0);
+		reads_done = false;
+		ASSERT_EQ(uda_surface_release_fenced(window, acquired.buffer_id, ends[0]), UDA_SUCCESS);
+		reader.thread = std::thread([&reads_done, write_end = ends[1]] {
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+			reads_done = true;
+			const char tag = 'R';
+			EXPECT_EQ(write(write_end, &tag, 1), 1);
+			close(write_end);
+		});
+	}
+	if (reader.thread.joinable())
+		reader.thread.join();
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }

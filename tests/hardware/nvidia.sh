@@ -158,6 +158,14 @@ grep -nE 'libuda-egl-platform|uda-egl-platform:|libnvidia-egl-' "$logs/egl-platf
 	head -n 60 | sed 's/^/   /' >>"$summary"
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host "$build"/tests/test-egl-platform
 step uda-bench-egl "$build"/tests/bench/uda-bench-egl
+# Frames handed over with NVIDIA's sync files instead of glFinish (opt-in
+# until this shows it right: nothing on the CPU machines makes them).
+UDA_EGL_NATIVE_FENCES=1 UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver-native-fences \
+	"$build"/tests/test-egl-platform-driver
+UDA_EGL_NATIVE_FENCES=1 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host-native-fences \
+	"$build"/tests/test-egl-platform
+UDA_EGL_NATIVE_FENCES=1 step uda-bench-egl-native-fences "$build"/tests/bench/uda-bench-egl
+grep -hm2 'frame hand-off' "$logs"/test-egl-platform-*native-fences.log | sed 's/^/   /' >>"$summary"
 # uda behind the system libgbm on NVIDIA's GPU (its DRM node, if the
 # container has one, else /dev/null as in CI), and EGL on such a device.
 step test-gbm-backend "$build"/tests/test-gbm-backend
