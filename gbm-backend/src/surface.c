@@ -10,8 +10,10 @@
  * on it (a KMS framebuffer id) is there again the next time it is locked.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gbm_private.h"
 
@@ -122,16 +124,31 @@ static struct uda_gbm_bo *wrapper_for(struct uda_gbm_surface *surface, const uda
 	return bo;
 }
 
+static void wait_and_close(int fence)
+{
+	if (fence < 0)
+		return;
+	struct pollfd entry = {fence, POLLIN, 0};
+	while (poll(&entry, 1, -1) < 0 && (errno == EINTR || errno == EAGAIN))
+		;
+	close(fence);
+}
+
 struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface)
 {
 	struct uda_gbm_surface *surface = surface_from(gbm_surface);
 	uda_surface_frame frame;
-	uda_result result = uda_surface_acquire(surface->surface, 0, &frame);
+	int acquire_fence = -1;
+	uda_result result = uda_surface_acquire_fenced(surface->surface, 0, &frame, &acquire_fence);
 	if (result != UDA_SUCCESS) {
 		/* Nothing was queued since the last lock. */
 		errno = uda_gbm_errno(result);
 		return NULL;
 	}
+	/* GBM hands out no fence and its callers lock right after the swap:
+	 * a frame still being rendered (the EGL platform's native fences) is
+	 * waited for here rather than refused. */
+	wait_and_close(acquire_fence);
 	struct uda_gbm_bo *bo = wrapper_for(surface, &frame);
 	if (!bo) {
 		int error = errno ? errno : ENOMEM;

@@ -7,6 +7,9 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
@@ -16,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 #include <xf86drm.h>
@@ -566,6 +570,60 @@ TEST_F(Gbm, SurfaceBuffersCycleBetweenProducerAndGbmUser)
 	gbm_surface_destroy(surface);
 	for (size_t i = 0; i < seen.size(); i++)
 		EXPECT_EQ(data[i].destroyed, 1) << "user data of buffer " << i;
+}
+
+// A producer that queues with a fence (the EGL platform with native
+// fences) may queue before the frame is done; GBM callers lock right after
+// the swap and have no fence to wait for, so the lock waits for it.
+TEST_F(Gbm, LockingAFrameStillBeingWrittenWaitsForIt)
+{
+	if (!gl_imports_linear())
+		GTEST_SKIP() << "this GPU's GL imports no linear memory: no linear GBM buffers";
+	gbm_surface *surface =
+	    gbm_surface_create(gbm, 80, 60, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
+	ASSERT_NE(surface, nullptr) << strerror(errno);
+	auto get_surface = uda_gbm_symbol<uda_result (*)(gbm_surface *, uda_surface **)>("uda_gbm_surface_get_surface");
+	ASSERT_NE(get_surface, nullptr);
+	uda_surface *queue = nullptr;
+	ASSERT_EQ(get_surface(surface, &queue), UDA_SUCCESS);
+
+	uda_surface_buffer buffer;
+	ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
+	// A lock that closed the fence unwaited must fail the checks, not
+	// kill the suite on the writer's signal.
+	std::signal(SIGPIPE, SIG_IGN);
+	int fence[2];
+	ASSERT_EQ(pipe2(fence, O_CLOEXEC), 0);
+	ASSERT_EQ(uda_surface_queue_fenced(queue, buffer.buffer_id, nullptr, 0, fence[0]), UDA_SUCCESS);
+	std::atomic<bool> written{false};
+	std::thread writer([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		void *pixels = nullptr;
+		if (uda_allocation_map(buffer.allocation, UDA_ACCESS_WRITE, &pixels) == UDA_SUCCESS) {
+			uda_allocation_metadata metadata = {};
+			metadata.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+			uda_allocation_get_metadata(buffer.allocation, &metadata);
+			for (uint32_t y = 0; y < 60; y++) {
+				auto *row = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(pixels) +
+				                                         metadata.planes[0].offset + y * metadata.planes[0].pitch);
+				for (uint32_t x = 0; x < 80; x++)
+					row[x] = (7u << 24) ^ (y << 16 | x);
+			}
+			uda_allocation_unmap(buffer.allocation);
+		}
+		written = true;
+		const char tag = 'W';
+		EXPECT_EQ(write(fence[1], &tag, 1), 1);
+	});
+	gbm_bo *bo = gbm_surface_lock_front_buffer(surface);
+	const bool was_written = written;
+	writer.join();
+	close(fence[1]);
+	ASSERT_NE(bo, nullptr) << "a frame whose fence is pending must be waited for, not refused: " << strerror(errno);
+	EXPECT_TRUE(was_written) << "the lock returned before the frame's fence signalled";
+	expect_pattern(bo, 7u << 24);
+	gbm_surface_release_buffer(surface, bo);
+	gbm_surface_destroy(surface);
 }
 
 TEST_F(Gbm, BadArgumentsGiveNullAndErrno)
