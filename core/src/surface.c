@@ -1,5 +1,6 @@
 /* uda_surface: the buffer queue between a producer and a consumer. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -37,7 +38,9 @@ struct surface_buffer {
 	/* -1, or the fence of the side that last handed the buffer over:
 	 * the producer's writes while QUEUED or ACQUIRED, the consumer's
 	 * reads (or, for a frame MAILBOX replaced, the producer's writes)
-	 * while FREE. Never set while DEQUEUED or ALLOCATING. */
+	 * while FREE. While DEQUEUED by uda_surface_dequeue_fenced, a copy
+	 * of the fence handed over: a cancelled buffer is free only once
+	 * it signals, and destroy waits for it. */
 	int fence_fd;
 };
 
@@ -47,16 +50,22 @@ static void buffer_reset(struct surface_buffer *buffer)
 	buffer->fence_fd = -1;
 }
 
-/* Buffers taken out of the surface under its lock and destroyed after
- * it, once their fences have signalled: memory is never freed while a
- * fence says a device may still use it, and nobody waits on a fence
- * while holding the lock the other side needs. */
+/* Buffers of an old size on their way out. Memory is never freed while
+ * a fence says a device may still use it, yet no call waits for that
+ * (a compositor's release must not stall on a client's resize): a buffer
+ * whose fence is pending lingers, outside the buffer slots, until a
+ * later call finds the fence signalled, or destroy waits for it. */
+struct retired_buffer {
+	uda_allocation *allocation;
+	int fence_fd;
+};
+
+#define SURFACE_MAX_LINGERING (2u * UDA_SURFACE_MAX_BUFFERS)
+
+/* Taken out under the lock, destroyed (or left to linger) after it. */
 struct retired_buffers {
 	uint32_t count;
-	struct {
-		uda_allocation *allocation;
-		int fence_fd;
-	} entries[UDA_SURFACE_MAX_BUFFERS];
+	struct retired_buffer entries[UDA_SURFACE_MAX_BUFFERS + SURFACE_MAX_LINGERING];
 };
 
 /* The negotiation result of the current size, so the second buffer of a
@@ -98,6 +107,8 @@ struct uda_surface {
 	uint64_t dropped_since_acquire;
 	struct surface_negotiation negotiation;
 	int frame_fd; /* eventfd, EFD_SEMAPHORE: one count per queued frame */
+	struct retired_buffer lingering[SURFACE_MAX_LINGERING];
+	uint32_t lingering_count;
 
 	struct destroy_callback destroy_callbacks[UDA_SURFACE_MAX_DESTROY_CALLBACKS];
 	uint32_t destroy_callback_count;
@@ -185,6 +196,10 @@ static void surface_release(uda_surface *surface)
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
 		sync_fence_wait_and_close(surface->buffers[i].fence_fd);
 		uda_allocation_destroy(surface->buffers[i].allocation);
+	}
+	for (uint32_t i = 0; i < surface->lingering_count; i++) {
+		sync_fence_wait_and_close(surface->lingering[i].fence_fd);
+		uda_allocation_destroy(surface->lingering[i].allocation);
 	}
 	uda_capability_set_list_destroy(surface->negotiation.sets);
 	close(surface->frame_fd);
@@ -393,12 +408,42 @@ static void buffer_retire(struct surface_buffer *buffer, struct retired_buffers 
 	buffer_reset(buffer);
 }
 
-/* Called without the lock. */
-static void retired_buffers_destroy(struct retired_buffers *retired)
+/* Under the lock: lingering buffers whose fences have signalled join
+ * `retired`, to be destroyed after it. */
+static void collect_lingering(uda_surface *surface, struct retired_buffers *retired)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < surface->lingering_count; i++) {
+		struct retired_buffer entry = surface->lingering[i];
+		if (sync_fence_wait(entry.fence_fd, 0, NULL)) {
+			close(entry.fence_fd);
+			entry.fence_fd = -1;
+			retired->entries[retired->count++] = entry;
+		} else {
+			surface->lingering[kept++] = entry;
+		}
+	}
+	surface->lingering_count = kept;
+}
+
+/* Called without the lock: destroys what no device uses any more, and
+ * leaves the rest to linger. Only past SURFACE_MAX_LINGERING (resizes
+ * far faster than the consumer's reads finish) does it wait. */
+static void retired_buffers_destroy(uda_surface *surface, struct retired_buffers *retired)
 {
 	for (uint32_t i = 0; i < retired->count; i++) {
-		sync_fence_wait_and_close(retired->entries[i].fence_fd);
-		uda_allocation_destroy(retired->entries[i].allocation);
+		struct retired_buffer *entry = &retired->entries[i];
+		if (entry->fence_fd >= 0 && !sync_fence_wait(entry->fence_fd, 0, NULL)) {
+			pthread_mutex_lock(&surface->lock);
+			bool parked = surface->lingering_count < SURFACE_MAX_LINGERING;
+			if (parked)
+				surface->lingering[surface->lingering_count++] = *entry;
+			pthread_mutex_unlock(&surface->lock);
+			if (parked)
+				continue;
+		}
+		sync_fence_wait_and_close(entry->fence_fd);
+		uda_allocation_destroy(entry->allocation);
 	}
 	retired->count = 0;
 }
@@ -498,6 +543,7 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 		return uda_context_set_error(surface->ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: a buffer is already dequeued",
 		                             call);
 	}
+	collect_lingering(surface, &retired);
 	for (;;) {
 		/* Free buffers of an old size make room for new ones. */
 		uint32_t live = 0;
@@ -530,7 +576,7 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 			struct surface_negotiation negotiation = surface->negotiation;
 			surface->negotiation.sets = NULL; /* taken for the call */
 			pthread_mutex_unlock(&surface->lock);
-			retired_buffers_destroy(&retired);
+			retired_buffers_destroy(surface, &retired);
 
 			uda_allocation *allocation = NULL;
 			uda_result result = allocate_buffer(surface, empty->width, empty->height, &negotiation,
@@ -554,13 +600,19 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 			chosen->state = BUFFER_DEQUEUED;
 			int fence = chosen->fence_fd;
 			chosen->fence_fd = -1;
+			/* The producer's copy; the surface keeps one in case the
+			 * buffer is cancelled or the surface destroyed before the
+			 * producer's wait. Without a copy, waited for here. */
+			int kept = fence >= 0 && out_release_fence ? fcntl(fence, F_DUPFD_CLOEXEC, 0) : -1;
+			if (kept >= 0) {
+				chosen->fence_fd = kept;
+				*out_release_fence = fence;
+			}
 			fill_buffer(surface, chosen, out_buffer);
 			pthread_mutex_unlock(&surface->lock);
-			retired_buffers_destroy(&retired);
-			if (out_release_fence) {
-				*out_release_fence = fence;
+			retired_buffers_destroy(surface, &retired);
+			if (out_release_fence && (fence < 0 || kept >= 0))
 				return UDA_SUCCESS;
-			}
 			if (fence < 0 || sync_fence_wait(fence, timeout_ns, &deadline)) {
 				if (fence >= 0)
 					close(fence);
@@ -578,7 +630,7 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 		}
 		if (!wait_changed(surface, timeout_ns, &deadline)) {
 			pthread_mutex_unlock(&surface->lock);
-			retired_buffers_destroy(&retired);
+			retired_buffers_destroy(surface, &retired);
 			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
 			                             "%s: every buffer is queued or acquired", call);
 		}
@@ -687,6 +739,9 @@ static uda_result queue_buffer(uda_surface *surface, uint64_t buffer_id, const u
 			}
 		}
 	}
+	/* The producer waited for the release fence before writing. */
+	if (buffer->fence_fd >= 0)
+		close(buffer->fence_fd);
 	buffer->state = BUFFER_QUEUED;
 	buffer->fence_fd = acquire_fence;
 	buffer->content_frame = ++surface->frames_queued;
@@ -864,9 +919,10 @@ static uda_result release_buffer(uda_surface *surface, uint64_t buffer_id, int r
 	buffer->fence_fd = release_fence;
 	if (buffer_is_stale(surface, buffer))
 		buffer_retire(buffer, &retired);
+	collect_lingering(surface, &retired);
 	pthread_cond_broadcast(&surface->changed);
 	pthread_mutex_unlock(&surface->lock);
-	retired_buffers_destroy(&retired);
+	retired_buffers_destroy(surface, &retired);
 	return UDA_SUCCESS;
 }
 

@@ -32,8 +32,11 @@ static int milliseconds_until(const struct timespec *deadline)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	int64_t left_ns = ((int64_t)deadline->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
-	                  ((int64_t)deadline->tv_nsec - (int64_t)now.tv_nsec);
+	int64_t left_s = (int64_t)deadline->tv_sec - (int64_t)now.tv_sec;
+	/* Timeouts up to UINT64_MAX - 1 ns are centuries: no nanosecond sum. */
+	if (left_s > INT_MAX / 1000)
+		return INT_MAX;
+	int64_t left_ns = left_s * 1000000000 + ((int64_t)deadline->tv_nsec - (int64_t)now.tv_nsec);
 	if (left_ns <= 0)
 		return 0;
 	int64_t ms = (left_ns + 999999) / 1000000;
@@ -54,8 +57,16 @@ bool sync_fence_wait(int fd, uint64_t timeout_ns, const struct timespec *deadlin
 				return false;
 			continue;
 		}
-		if (errno != EINTR && errno != EAGAIN)
-			return true;
+		if (errno == ENOMEM) {
+			/* Kernel memory is short for a moment: look again soon
+			 * rather than call a fence signalled that is not. */
+			if (timeout_ms == 0)
+				return false;
+			struct timespec pause = {0, 1000000};
+			nanosleep(&pause, NULL);
+		} else if (errno != EINTR && errno != EAGAIN) {
+			return true; /* not a descriptor poll can wait on */
+		}
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <future>
 #include <thread>
 #include <unistd.h>
 
@@ -70,6 +71,14 @@ char take_tag(int fence)
 	EXPECT_EQ(read(fence, &tag, 1), 1);
 	close(fence);
 	return tag;
+}
+
+// For a fence the other thread may not have signalled yet.
+char wait_for_tag(int fence)
+{
+	pollfd entry = {fence, POLLIN, 0};
+	EXPECT_EQ(poll(&entry, 1, 10000), 1) << "the fence never signalled";
+	return take_tag(fence);
 }
 
 bool is_open(int fd)
@@ -167,7 +176,7 @@ TEST_F(SurfaceFences, PlainAcquireSeesEveryWriteMadeBeforeTheFenceSignals)
 				break;
 			}
 			if (release_fence >= 0)
-				take_tag(release_fence);
+				wait_for_tag(release_fence);
 			// Queued before it is written, as a GPU producer queues work:
 			// only the fence says when the frame is done.
 			PipeFence writes;
@@ -305,36 +314,105 @@ TEST_F(SurfaceFences, MemoryIsFreedOnlyOnceItsFenceSignals)
 {
 	create(64, 32, 2);
 	uint64_t id = queue_frame();
-	ASSERT_EQ(acquire().buffer_id, id);
+	uda_surface_frame frame = acquire();
+	ASSERT_EQ(frame.buffer_id, id);
 	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
 
-	// Released at the old size: destroyed in the release, after its fence.
+	// Released at the old size while still being read: neither the
+	// release nor the next dequeue waits, and the memory stays until the
+	// fence has signalled. The fence signals when the test says so, or
+	// after a while if a call wrongly waits for it.
 	PipeFence reads;
-	std::atomic<bool> signalled{false};
-	std::thread gpu([&] {
-		std::this_thread::sleep_for(std::chrono::milliseconds(30));
-		signalled = true;
+	std::promise<void> reads_may_end;
+	std::atomic<bool> reads_ended{false};
+	std::thread gpu([&, go = reads_may_end.get_future()] {
+		go.wait_for(std::chrono::seconds(5));
+		reads_ended = true;
 		reads.signal('R');
 	});
 	ASSERT_EQ(uda_surface_release_fenced(surface, id, reads.hand_over()), UDA_SUCCESS);
-	EXPECT_TRUE(signalled);
-	gpu.join();
-
-	// Destroying the surface waits for the fences it holds.
+	EXPECT_FALSE(reads_ended) << "the release waited for its fence";
+	EXPECT_EQ(uda_context_validate_allocation(ctx, frame.allocation), UDA_SUCCESS);
 	uda_surface_buffer buffer = dequeue();
+	EXPECT_FALSE(reads_ended) << "the dequeue waited for an old buffer's fence";
 	EXPECT_EQ(buffer.width, 32u);
+	EXPECT_EQ(uda_context_validate_allocation(ctx, frame.allocation), UDA_SUCCESS)
+		<< "freed while its release fence was pending";
+	reads_may_end.set_value();
+	gpu.join();
+	// The next call on the surface finds it done and frees it (one that
+	// allocates nothing, so the address is not at once a new buffer's).
+	ASSERT_EQ(uda_surface_queue(surface, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+	const uda_surface_frame shown = acquire();
+	ASSERT_EQ(uda_surface_release(surface, shown.buffer_id), UDA_SUCCESS);
+	EXPECT_NE(uda_context_validate_allocation(ctx, frame.allocation), UDA_SUCCESS);
+
+	// Destroying the surface waits for the fences it holds: a frame's and
+	// an old buffer's still lingering.
+	queue_frame();
+	frame = acquire();
+	ASSERT_EQ(uda_surface_resize(surface, 16, 8), UDA_SUCCESS);
+	PipeFence old_reads;
+	ASSERT_EQ(uda_surface_release_fenced(surface, frame.buffer_id, old_reads.hand_over()), UDA_SUCCESS);
+	buffer = dequeue();
 	PipeFence writes;
 	ASSERT_EQ(uda_surface_queue_fenced(surface, buffer.buffer_id, nullptr, 0, writes.hand_over()), UDA_SUCCESS);
-	signalled = false;
+	std::atomic<int> signalled{0};
 	std::thread late_gpu([&] {
 		std::this_thread::sleep_for(std::chrono::milliseconds(30));
-		signalled = true;
+		signalled++;
 		writes.signal('W');
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		signalled++;
+		old_reads.signal('R');
 	});
 	uda_surface_destroy(surface);
 	surface = nullptr;
-	EXPECT_TRUE(signalled);
+	EXPECT_EQ(signalled, 2);
 	late_gpu.join();
+}
+
+// The surface keeps its own copy of a release fence it hands over: a
+// producer that cancels the buffer unwritten (and drops its copy) must not
+// make the buffer look ready to the next producer.
+TEST_F(SurfaceFences, ACancelledBufferKeepsItsReleaseFence)
+{
+	create(64, 32, 2);
+	uint64_t first = queue_frame();
+	queue_frame();
+	ASSERT_EQ(acquire().buffer_id, first);
+	PipeFence reads;
+	ASSERT_EQ(uda_surface_release_fenced(surface, first, reads.hand_over()), UDA_SUCCESS);
+
+	uda_surface_buffer buffer = {};
+	int release_fence = -1;
+	ASSERT_EQ(uda_surface_dequeue_fenced(surface, 0, &buffer, &release_fence), UDA_SUCCESS);
+	ASSERT_EQ(buffer.buffer_id, first);
+	ASSERT_GE(release_fence, 0);
+	close(release_fence);
+	ASSERT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+
+	uda_surface_buffer again = {};
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &again), UDA_ERROR_TIMEOUT)
+		<< "a cancelled buffer came back while the consumer still read it";
+	reads.signal('R');
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &again), UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(again.buffer_id, first);
+}
+
+// Timeouts short of UINT64_MAX can still be centuries: they wait like it.
+TEST_F(SurfaceFences, HugeTimeoutsWaitForTheFence)
+{
+	create();
+	PipeFence writes;
+	queue_frame(writes.hand_over());
+	std::thread gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		writes.signal('W');
+	});
+	uda_surface_frame frame = {};
+	EXPECT_EQ(uda_surface_acquire(surface, UINT64_MAX - 1, &frame), UDA_SUCCESS) << uda_context_get_error(ctx);
+	gpu.join();
 }
 
 TEST_F(SurfaceFences, FencesAreTakenEvenWhenACallFails)

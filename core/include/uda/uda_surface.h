@@ -143,8 +143,10 @@ UDA_API uda_result uda_surface_set_present_mode(uda_surface *surface, uda_presen
  * fence within the same timeout. */
 UDA_API uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer);
 /* The same, handing over the buffer's release fence instead of waiting
- * for it: the caller owns *out_release_fence_fd and must not write the
- * buffer before it signals; -1 when there is nothing to wait for. */
+ * for it (for a frame MAILBOX replaced before it was acquired, the
+ * producer's own acquire fence): the caller owns *out_release_fence_fd
+ * and must not write the buffer before it signals; -1 when there is
+ * nothing to wait for. A buffer cancelled unwritten keeps its fence. */
 UDA_API uda_result uda_surface_dequeue_fenced(uda_surface *surface, uint64_t timeout_ns,
                                               uda_surface_buffer *out_buffer, int *out_release_fence_fd);
 /* Hands the dequeued buffer to the consumer; the producer must have
@@ -175,8 +177,9 @@ UDA_API uda_result uda_surface_release(uda_surface *surface, uint64_t buffer_id)
 /* The same, for reads that may still run: release_fence_fd (or -1)
  * signals when they are done, and the producer waits for it before
  * writing the buffer again. Owned and closed as in queue_fenced. A buffer
- * of an old size is destroyed once the fence signals, and this call
- * waits for that. */
+ * of an old size is destroyed once the fence signals: found so by a later
+ * call on the surface, or waited for by uda_surface_destroy; this call
+ * does not wait. */
 UDA_API uda_result uda_surface_release_fenced(uda_surface *surface, uint64_t buffer_id, int release_fence_fd);
 /* An fd (owned by the surface, O_CLOEXEC) that polls readable while a
  * queued frame waits to be acquired, for the consumer's event loop. */
