@@ -181,6 +181,37 @@ protected:
 		gbm_bo_unmap(bo, data);
 		EXPECT_EQ(wrong, 0u) << "pixels differ";
 	}
+	// What a producer writes for expect_pattern, through the uda side.
+	static bool write_pattern(uda_allocation *allocation, uint32_t width, uint32_t height, uint32_t seed)
+	{
+		void *pixels = nullptr;
+		if (uda_allocation_map(allocation, UDA_ACCESS_WRITE, &pixels) != UDA_SUCCESS)
+			return false;
+		uda_allocation_metadata metadata = {};
+		metadata.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
+		bool described = uda_allocation_get_metadata(allocation, &metadata) == UDA_SUCCESS;
+		for (uint32_t y = 0; described && y < height; y++) {
+			auto *row = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(pixels) + metadata.planes[0].offset +
+			                                         y * metadata.planes[0].pitch);
+			for (uint32_t x = 0; x < width; x++)
+				row[x] = seed ^ (y << 16 | x);
+		}
+		return uda_allocation_unmap(allocation) == UDA_SUCCESS && described;
+	}
+	// An 80x60 linear XRGB8888 gbm_surface and the uda_surface behind it.
+	gbm_surface *create_linear_surface(uda_surface **out_queue)
+	{
+		gbm_surface *surface =
+		    gbm_surface_create(gbm, 80, 60, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
+		EXPECT_NE(surface, nullptr) << strerror(errno);
+		auto get_surface =
+		    uda_gbm_symbol<uda_result (*)(gbm_surface *, uda_surface **)>("uda_gbm_surface_get_surface");
+		EXPECT_NE(get_surface, nullptr);
+		if (surface && get_surface) {
+			EXPECT_EQ(get_surface(surface, out_queue), UDA_SUCCESS);
+		}
+		return surface;
+	}
 };
 
 TEST_F(Gbm, DeviceIsUdasThroughTheRealLoader)
@@ -496,13 +527,9 @@ TEST_F(Gbm, SurfaceBuffersCycleBetweenProducerAndGbmUser)
 {
 	if (!gl_imports_linear())
 		GTEST_SKIP() << "this GPU's GL imports no linear memory: no linear GBM buffers";
-	gbm_surface *surface =
-	    gbm_surface_create(gbm, 80, 60, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
-	ASSERT_NE(surface, nullptr) << strerror(errno);
-	auto get_surface = uda_gbm_symbol<uda_result (*)(gbm_surface *, uda_surface **)>("uda_gbm_surface_get_surface");
-	ASSERT_NE(get_surface, nullptr);
 	uda_surface *queue = nullptr;
-	ASSERT_EQ(get_surface(surface, &queue), UDA_SUCCESS);
+	gbm_surface *surface = create_linear_surface(&queue);
+	ASSERT_TRUE(surface && queue);
 	uint32_t w = 0, h = 0, format = 0;
 	ASSERT_EQ(uda_surface_get_size(queue, &w, &h), UDA_SUCCESS);
 	ASSERT_EQ(uda_surface_get_format(queue, &format), UDA_SUCCESS);
@@ -519,18 +546,7 @@ TEST_F(Gbm, SurfaceBuffersCycleBetweenProducerAndGbmUser)
 	for (uint32_t frame = 0; frame < 12; frame++) {
 		uda_surface_buffer buffer;
 		ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS) << frame;
-		void *pixels = nullptr;
-		ASSERT_EQ(uda_allocation_map(buffer.allocation, UDA_ACCESS_WRITE, &pixels), UDA_SUCCESS);
-		uda_allocation_metadata metadata = {};
-		metadata.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
-		ASSERT_EQ(uda_allocation_get_metadata(buffer.allocation, &metadata), UDA_SUCCESS);
-		for (uint32_t y = 0; y < 60; y++) {
-			auto *row = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(pixels) + metadata.planes[0].offset +
-			                                         y * metadata.planes[0].pitch);
-			for (uint32_t x = 0; x < 80; x++)
-				row[x] = (frame << 24) ^ (y << 16 | x);
-		}
-		ASSERT_EQ(uda_allocation_unmap(buffer.allocation), UDA_SUCCESS);
+		ASSERT_TRUE(write_pattern(buffer.allocation, 80, 60, frame << 24));
 		ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
 
 		gbm_bo *bo = gbm_surface_lock_front_buffer(surface);
@@ -579,13 +595,9 @@ TEST_F(Gbm, LockingAFrameStillBeingWrittenWaitsForIt)
 {
 	if (!gl_imports_linear())
 		GTEST_SKIP() << "this GPU's GL imports no linear memory: no linear GBM buffers";
-	gbm_surface *surface =
-	    gbm_surface_create(gbm, 80, 60, GBM_FORMAT_XRGB8888, GBM_BO_USE_RENDERING | GBM_BO_USE_LINEAR);
-	ASSERT_NE(surface, nullptr) << strerror(errno);
-	auto get_surface = uda_gbm_symbol<uda_result (*)(gbm_surface *, uda_surface **)>("uda_gbm_surface_get_surface");
-	ASSERT_NE(get_surface, nullptr);
 	uda_surface *queue = nullptr;
-	ASSERT_EQ(get_surface(surface, &queue), UDA_SUCCESS);
+	gbm_surface *surface = create_linear_surface(&queue);
+	ASSERT_TRUE(surface && queue);
 
 	uda_surface_buffer buffer;
 	ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
@@ -598,19 +610,7 @@ TEST_F(Gbm, LockingAFrameStillBeingWrittenWaitsForIt)
 	std::atomic<bool> written{false};
 	std::thread writer([&] {
 		std::this_thread::sleep_for(std::chrono::milliseconds(50));
-		void *pixels = nullptr;
-		if (uda_allocation_map(buffer.allocation, UDA_ACCESS_WRITE, &pixels) == UDA_SUCCESS) {
-			uda_allocation_metadata metadata = {};
-			metadata.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA;
-			uda_allocation_get_metadata(buffer.allocation, &metadata);
-			for (uint32_t y = 0; y < 60; y++) {
-				auto *row = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(pixels) +
-				                                         metadata.planes[0].offset + y * metadata.planes[0].pitch);
-				for (uint32_t x = 0; x < 80; x++)
-					row[x] = (7u << 24) ^ (y << 16 | x);
-			}
-			uda_allocation_unmap(buffer.allocation);
-		}
+		EXPECT_TRUE(write_pattern(buffer.allocation, 80, 60, 7u << 24));
 		written = true;
 		const char tag = 'W';
 		EXPECT_EQ(write(fence[1], &tag, 1), 1);
