@@ -4,7 +4,9 @@
  * file for the frame's GL commands, queued as the frame's acquire fence;
  * the consumer's release fence comes back into GL as a native fence sync
  * and is waited for on the GPU (EGL_KHR_wait_sync), so the producer's CPU
- * never stalls on either side.
+ * never stalls on either side. A release fence that is not a sync_file
+ * (anything that polls readable will do for uda_surface) is waited for on
+ * the CPU: drivers differ in what they do with other fds.
  *
  * Opt-in (UDA_EGL_NATIVE_FENCES=1) until a run on a driver that makes
  * sync files has shown it right: neither Mesa's llvmpipe (22.3, 25.0)
@@ -12,9 +14,12 @@
  * fallback is exercised there (docs/egl-platform.md, Frame fences).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/sync_file.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -35,10 +40,11 @@ static bool opted_in(void)
 	return value && value[0] && strcmp(value, "0") != 0;
 }
 
-bool frame_fence_supported(struct platform_display *display)
+bool frame_fence_supported(struct platform_display *display, bool *out_gpu_waits)
 {
 	struct uda_platform *platform = display->platform;
 	const struct platform_egl *egl = &platform->egl;
+	*out_gpu_waits = false;
 	if (!opted_in()) {
 		platform_debug("frame hand-off: glFinish (UDA_EGL_NATIVE_FENCES not set)");
 		return false;
@@ -54,8 +60,11 @@ bool frame_fence_supported(struct platform_display *display)
 		platform_debug("frame hand-off: glFinish (the driver lacks %s)", missing);
 		return false;
 	}
+	/* getProcAddress answers for names a driver lacks (glvnd stubs):
+	 * the extension string decides. */
+	*out_gpu_waits = egl->WaitSyncKHR && has_extension(extensions, "EGL_KHR_wait_sync");
 	platform_debug("frame hand-off: native fences, release fences waited for %s",
-	               egl->WaitSyncKHR && has_extension(extensions, "EGL_KHR_wait_sync") ? "on the GPU" : "on the CPU");
+	               *out_gpu_waits ? "on the GPU" : "on the CPU");
 	return true;
 }
 
@@ -68,6 +77,7 @@ int frame_fence_export(struct platform_display *display)
 	const EGLint attribs[] = {EGL_SYNC_NATIVE_FENCE_FD_ANDROID, EGL_NO_NATIVE_FENCE_FD_ANDROID, EGL_NONE};
 	EGLSyncKHR sync = egl->CreateSyncKHR(display->internal, EGL_SYNC_NATIVE_FENCE_ANDROID, attribs);
 	if (sync == EGL_NO_SYNC_KHR) {
+		/* Read, so the swap that falls back to glFinish leaves no error. */
 		platform_debug("eglCreateSyncKHR(EGL_SYNC_NATIVE_FENCE_ANDROID) failed: 0x%x", egl->GetError());
 		return -1;
 	}
@@ -80,31 +90,65 @@ int frame_fence_export(struct platform_display *display)
 	return fd < 0 ? -1 : fd;
 }
 
+static bool is_signalled(int fd)
+{
+	struct pollfd entry = {fd, POLLIN, 0};
+	return poll(&entry, 1, 0) != 0; /* readable, hung up, or not pollable */
+}
+
 static void wait_on_cpu(int fd)
 {
 	struct pollfd entry = {fd, POLLIN, 0};
-	while (poll(&entry, 1, -1) < 0 && (errno == EINTR || errno == EAGAIN))
+	while (poll(&entry, 1, -1) < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOMEM))
 		;
 }
 
-void frame_fence_wait(struct platform_display *display, int fd)
+static bool is_sync_file(int fd)
 {
-	if (fd < 0)
-		return;
+	struct sync_file_info info;
+	memset(&info, 0, sizeof(info));
+	return ioctl(fd, SYNC_IOC_FILE_INFO, &info) == 0;
+}
+
+/* The current context waits for fd on the GPU; false if the driver
+ * would not (the fd stays the caller's either way). */
+static bool wait_on_gpu(struct platform_display *display, int fd, bool gpu_waits)
+{
 	struct uda_platform *platform = display->platform;
 	const struct platform_egl *egl = &platform->egl;
-	const EGLint attribs[] = {EGL_SYNC_NATIVE_FENCE_FD_ANDROID, fd, EGL_NONE};
+	/* EGL takes the fd it is given, and drivers differ on whether a
+	 * failed create still closed it: it gets a copy, and the caller's
+	 * stays open for the CPU fallback. A copy a driver kept on failure
+	 * is leaked rather than closed twice. */
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (copy < 0)
+		return false;
+	const EGLint attribs[] = {EGL_SYNC_NATIVE_FENCE_FD_ANDROID, copy, EGL_NONE};
 	EGLSyncKHR sync = egl->CreateSyncKHR(display->internal, EGL_SYNC_NATIVE_FENCE_ANDROID, attribs);
 	if (sync == EGL_NO_SYNC_KHR) {
-		/* Not a sync file this driver takes (a consumer may release with
-		 * any pollable fd): the fd is still ours. */
-		wait_on_cpu(fd);
-		close(fd);
-		return;
+		platform_debug("a release fence did not import: 0x%x", egl->GetError());
+		return false;
 	}
-	/* The sync owns fd from here. Without a current context (a swap
-	 * always has one) the GPU wait fails and the CPU waits instead. */
-	if (!egl->WaitSyncKHR || egl->WaitSyncKHR(display->internal, sync, 0) != EGL_TRUE)
-		egl->ClientWaitSyncKHR(display->internal, sync, 0, EGL_FOREVER_KHR);
+	bool waited = gpu_waits && egl->WaitSyncKHR(display->internal, sync, 0) == EGL_TRUE;
+	if (!waited)
+		waited = egl->ClientWaitSyncKHR(display->internal, sync, 0, EGL_FOREVER_KHR) == EGL_CONDITION_SATISFIED_KHR;
+	if (!waited)
+		platform_debug("waiting for a release fence failed: 0x%x", egl->GetError());
 	egl->DestroySyncKHR(display->internal, sync);
+	return waited;
+}
+
+void frame_fence_wait(struct platform_display *display, int *fence, bool gpu_waits)
+{
+	if (*fence < 0)
+		return;
+	if (!is_signalled(*fence)) {
+		/* Kept after a GPU wait: another context that renders into the
+		 * buffer before it is queued must wait too. */
+		if (is_sync_file(*fence) && wait_on_gpu(display, *fence, gpu_waits))
+			return;
+		wait_on_cpu(*fence);
+	}
+	close(*fence);
+	*fence = -1;
 }

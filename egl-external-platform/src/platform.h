@@ -167,6 +167,10 @@ struct platform_surface {
 	/* WINDOW: frames go out with the driver's sync file instead of after
 	 * glFinish, and release fences are waited for in GL (frame_fence.c). */
 	bool native_fences;
+	bool gpu_waits;
+	/* The held buffer's release fence, until the buffer is queued: each
+	 * context that renders into the buffer waits for it first. */
+	int release_fence;
 	/* The config's, for the depth/stencil a direct target needs. */
 	EGLint depth_size, stencil_size;
 	uint64_t swap_count;
@@ -257,15 +261,18 @@ void *platform_surface_internal_handle(struct platform_display *display, void *h
 
 /* frame_fence.c */
 /* Whether window surfaces of the display hand frames over with native
- * fences: opted in (UDA_EGL_NATIVE_FENCES=1) and the driver able to.
+ * fences: opted in (UDA_EGL_NATIVE_FENCES=1) and the driver able to;
+ * *out_gpu_waits: whether release fences can be waited for on the GPU.
  * Says which hand-off it chose under UDA_LOG. */
-bool frame_fence_supported(struct platform_display *display);
+bool frame_fence_supported(struct platform_display *display, bool *out_gpu_waits);
 /* A sync file for the GL commands issued so far in the current context
  * (flushed here), or -1 if the driver made none: then glFinish. */
 int frame_fence_export(struct platform_display *display);
-/* Makes the current context wait for fd before its next commands (on the
- * CPU where the driver cannot): takes fd, -1 is nothing to wait for. */
-void frame_fence_wait(struct platform_display *display, int fd);
+/* Makes the current context wait for *fence before its next commands:
+ * on the GPU for a sync_file the driver takes, else on the CPU. *fence
+ * stays the caller's while only the GPU waits (call again for another
+ * context); once it has signalled it is closed and set to -1. */
+void frame_fence_wait(struct platform_display *display, int *fence, bool gpu_waits);
 
 /* gl_target.c */
 /* A target for `allocation` in the current context, cached in `targets`

@@ -10,6 +10,7 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "platform.h"
 
@@ -104,13 +105,29 @@ static bool hold_buffer(struct platform_surface *surface, uda_surface *window)
 		if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS)
 			return false;
 	} else {
-		int release_fence = -1;
-		if (uda_surface_dequeue_fenced(window, UINT64_MAX, &surface->buffer, &release_fence) != UDA_SUCCESS)
+		/* Waited for where the buffer is first written, in the context
+		 * that writes it (wait_for_release). */
+		if (uda_surface_dequeue_fenced(window, UINT64_MAX, &surface->buffer, &surface->release_fence) !=
+		    UDA_SUCCESS)
 			return false;
-		frame_fence_wait(surface->display, release_fence);
 	}
 	surface->held = true;
 	return true;
+}
+
+/* The current context is about to write the held buffer. */
+static void wait_for_release(struct platform_surface *surface)
+{
+	frame_fence_wait(surface->display, &surface->release_fence, surface->gpu_waits);
+}
+
+/* The held buffer leaves the surface: its writes were ordered after the
+ * release fence already. */
+static void forget_release(struct platform_surface *surface)
+{
+	if (surface->release_fence >= 0)
+		close(surface->release_fence);
+	surface->release_fence = -1;
 }
 
 static struct gl_target *window_target(struct platform_surface *surface)
@@ -156,6 +173,7 @@ static void direct_begin(struct platform_surface *surface)
 		return;
 	}
 	rebind(&platform->gl, 0, target->framebuffer);
+	wait_for_release(surface);
 	direct_current.surface = surface;
 	direct_current.framebuffer = target->framebuffer;
 }
@@ -168,6 +186,7 @@ static void window_destroyed(uda_surface *window, void *user_data)
 	surface->window = NULL;
 	surface->lost = true;
 	surface->held = false; /* the surface frees it */
+	forget_release(surface);
 	pthread_mutex_unlock(&surface->display->platform->lock);
 }
 
@@ -308,6 +327,7 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
 		return EGL_NO_SURFACE;
 	}
+	surface->release_fence = -1;
 	surface->display = display;
 	surface->kind = PLATFORM_SURFACE_WINDOW;
 	surface->config = config;
@@ -318,7 +338,7 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
 	const char *copy = secure_getenv("UDA_EGL_PLATFORM_COPY");
 	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
-	surface->native_fences = frame_fence_supported(display);
+	surface->native_fences = frame_fence_supported(display, &surface->gpu_waits);
 	uda_surface_get_size(window, &surface->width, &surface->height);
 	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {
 		free(surface);
@@ -359,6 +379,7 @@ static EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, 
 		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
 		return EGL_NO_SURFACE;
 	}
+	surface->release_fence = -1;
 	surface->display = display;
 	surface->kind = PLATFORM_SURFACE_PIXMAP;
 	surface->config = config;
@@ -423,9 +444,10 @@ static void surface_free(struct platform_surface *surface)
 		gl_target_release(display, &surface->targets[i]);
 	if (surface->window) {
 		if (surface->held)
-			uda_surface_cancel(surface->window, surface->buffer.buffer_id);
+			uda_surface_cancel(surface->window, surface->buffer.buffer_id); /* keeps its own fence */
 		uda_surface_remove_destroy_callback(surface->window, window_destroyed, surface);
 	}
+	forget_release(surface);
 	display->platform->egl.DestroySurface(display->internal, surface->internal);
 	free(surface);
 }
@@ -548,6 +570,7 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 			return EGL_FALSE; /* the buffer stays held for the next try */
 		uint32_t width = buffer.width < surface->width ? buffer.width : surface->width;
 		uint32_t height = buffer.height < surface->height ? buffer.height : surface->height;
+		wait_for_release(surface);
 		gl_target_copy_from_surface(display, target, width, height);
 	}
 	/* The frame goes out finished, or with the driver's fence for it. */
@@ -559,6 +582,7 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	uda_surface_queue_fenced(window, buffer.buffer_id, damage, damage_count, acquire_fence);
 	pthread_mutex_lock(&platform->lock);
 	surface->held = false;
+	forget_release(surface);
 	surface->swap_count++;
 	pthread_mutex_unlock(&platform->lock);
 
@@ -580,6 +604,7 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 			return EGL_TRUE;
 		}
 		rebind(&platform->gl, drawn_framebuffer, next->framebuffer);
+		wait_for_release(surface);
 		direct_current.framebuffer = next->framebuffer;
 	}
 	return EGL_TRUE;

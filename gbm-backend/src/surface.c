@@ -149,6 +149,7 @@ struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface
 	 * a frame still being rendered (the EGL platform's native fences) is
 	 * waited for here rather than refused. */
 	wait_and_close(acquire_fence);
+	errno = 0; /* a failure below reports its own, not the wait's EINTR */
 	struct uda_gbm_bo *bo = wrapper_for(surface, &frame);
 	if (!bo) {
 		int error = errno ? errno : ENOMEM;

@@ -336,8 +336,26 @@ TEST_F(EglPlatform, OptedInNativeFencesGoOutWithEveryFrame)
 	else
 		unsetenv("UDA_EGL_NATIVE_FENCES");
 	ASSERT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
-	const bool driver_fences =
-		has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_ANDROID_native_fence_sync");
+	const char *extensions = eglQueryString(display, EGL_EXTENSIONS);
+	const bool driver_fences = has_extension(extensions, "EGL_ANDROID_native_fence_sync");
+	const bool gl_release_fences = driver_fences && has_extension(extensions, "EGL_KHR_surfaceless_context");
+	auto create_sync = reinterpret_cast<PFNEGLCREATESYNCKHRPROC>(eglGetProcAddress("eglCreateSyncKHR"));
+	auto destroy_sync = reinterpret_cast<PFNEGLDESTROYSYNCKHRPROC>(eglGetProcAddress("eglDestroySyncKHR"));
+	auto dup_fence =
+		reinterpret_cast<PFNEGLDUPNATIVEFENCEFDANDROIDPROC>(eglGetProcAddress("eglDupNativeFenceFDANDROID"));
+	// What a GL compositor releases with: a fence after its reads.
+	auto gl_fence = [&]() -> int {
+		if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context) || !create_sync || !dup_fence)
+			return -1;
+		const EGLint attribs[] = {EGL_SYNC_NATIVE_FENCE_FD_ANDROID, EGL_NO_NATIVE_FENCE_FD_ANDROID, EGL_NONE};
+		EGLSyncKHR sync = create_sync(display, EGL_SYNC_NATIVE_FENCE_ANDROID, attribs);
+		if (sync == EGL_NO_SYNC_KHR)
+			return -1;
+		glFlush();
+		const int fd = dup_fence(display, sync);
+		destroy_sync(display, sync);
+		return fd;
+	};
 
 	// A platform that closed the fence unwaited must fail the checks, not
 	// kill the suite on the reader's write.
@@ -374,6 +392,14 @@ TEST_F(EglPlatform, OptedInNativeFencesGoOutWithEveryFrame)
 			EXPECT_EQ(acquire_fence, -1) << "frame " << frame;
 		}
 		expect_pixels(acquired, frame, kWidth, kHeight);
+		if (gl_release_fences && frame % 2 == 0) {
+			// A real consumer's release fence: a sync file from GL, which
+			// the producer imports and waits for on the GPU.
+			const int release_fence = gl_fence();
+			ASSERT_GE(release_fence, 0) << std::hex << eglGetError();
+			ASSERT_EQ(uda_surface_release_fenced(window, acquired.buffer_id, release_fence), UDA_SUCCESS);
+			continue;
+		}
 		// Released "still reading": a pipe stands in for the consumer's
 		// sync file (the platform waits on the CPU for what GL cannot
 		// import) and is signalled a while later.
