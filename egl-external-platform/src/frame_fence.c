@@ -130,6 +130,8 @@ static bool wait_on_gpu(struct platform_display *display, int fd, bool gpu_waits
 		return false;
 	}
 	bool waited = gpu_waits && egl->WaitSyncKHR(display->internal, sync, 0) == EGL_TRUE;
+	if (gpu_waits && !waited)
+		platform_debug("eglWaitSyncKHR failed: 0x%x; waiting on the CPU", egl->GetError());
 	if (!waited)
 		waited = egl->ClientWaitSyncKHR(display->internal, sync, 0, EGL_FOREVER_KHR) == EGL_CONDITION_SATISFIED_KHR;
 	if (!waited)
