@@ -221,13 +221,18 @@ static void *transport(void *data)
 		if (poll(fds, 2, 100) < 0 && errno != EINTR)
 			break;
 		if (fds[0].revents & POLLIN) {
+			/* The fence goes to the compositor with the frame: the
+			 * event loop never waits for the renderer. */
 			uda_surface_frame frame;
-			if (uda_surface_acquire(c->window, 0, &frame) == UDA_SUCCESS) {
+			int acquire_fence = -1;
+			if (uda_surface_acquire_fenced(c->window, 0, &frame, &acquire_fence) == UDA_SUCCESS) {
 				const struct demo_frame out = {frame.buffer_id, frame.frame_number};
 				if (c->outstanding_count < UDA_SURFACE_MAX_BUFFERS)
 					c->outstanding[c->outstanding_count++] = frame.buffer_id;
 				bool ok = (already_sent(c, frame.buffer_id) || send_buffer(c, &frame)) &&
-				          demo_send(c->socket_fd, DEMO_FRAME, &out, sizeof(out), -1) == 0;
+				          demo_send(c->socket_fd, DEMO_FRAME, &out, sizeof(out), acquire_fence) == 0;
+				if (acquire_fence >= 0)
+					close(acquire_fence);
 				if (!ok) {
 					fprintf(stderr, "uda-client: the compositor went away\n");
 					break;
@@ -240,8 +245,6 @@ static void *transport(void *data)
 				fprintf(stderr, "uda-client: the compositor closed the connection\n");
 				break;
 			}
-			if (message->fd >= 0)
-				close(message->fd);
 			uint64_t id;
 			if (message->type == DEMO_RELEASE && message->size == sizeof(id)) {
 				memcpy(&id, message->payload, sizeof(id));
@@ -251,8 +254,12 @@ static void *transport(void *data)
 						break;
 					}
 				}
-				if (uda_surface_release(c->window, id) == UDA_SUCCESS)
+				/* The surface owns the release fence from here, and
+				 * the next swap that gets this buffer waits for it. */
+				if (uda_surface_release_fenced(c->window, id, message->fd) == UDA_SUCCESS)
 					atomic_fetch_add(&c->released, 1);
+			} else if (message->fd >= 0) {
+				close(message->fd);
 			}
 		}
 	}

@@ -92,8 +92,9 @@ static void usage(FILE *f)
 	           "copies, composites them and writes the frames named by --save as\n"
 	           "DIR/frame-NNN.png (default: frames 1, 4 and 8 into the current folder).\n"
 	           "--clients N exits after N clients (default 1; 0 serves forever). A client\n"
-	           "that misbehaves, or is silent for --idle-timeout ms (default 10000), is\n"
-	           "dropped; the compositor goes on. --exit-after stops it after that many\n"
+	           "that misbehaves, is silent for --idle-timeout ms (default 10000), or sends\n"
+	           "a frame whose fence has not signalled by then, is dropped; the compositor\n"
+	           "goes on. --exit-after stops it after that many\n"
 	           "frames, without a goodbye, as a crash or a restart would.\n");
 }
 
@@ -419,6 +420,18 @@ static bool composite(struct compositor *c, const struct imported *buffer)
 	       vkWaitForFences(c->vk, 1, &c->fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
 }
 
+/* A sync file (or anything else that polls readable when done); as
+ * long as a silent client is given. A hang-up is not "done": the fd is
+ * the client's, and untrusted. */
+static bool wait_for_fence(int fence, int timeout_ms)
+{
+	struct pollfd entry = {fence, POLLIN, 0};
+	int ready;
+	while ((ready = poll(&entry, 1, timeout_ms)) < 0 && errno == EINTR)
+		;
+	return ready == 1 && (entry.revents & POLLIN);
+}
+
 static void release_imported(struct compositor *c, struct imported *buffer)
 {
 	vkDestroyImage(c->vk, buffer->image, NULL);
@@ -542,7 +555,7 @@ static void serve(struct compositor *c, int client)
 			problem = got == -EPROTO ? "a malformed message" : strerror(-got);
 			break;
 		}
-		if (message->type != DEMO_BUFFER && message->fd >= 0) {
+		if (message->type != DEMO_BUFFER && message->type != DEMO_FRAME && message->fd >= 0) {
 			close(message->fd);
 			message->fd = -1;
 		}
@@ -572,8 +585,20 @@ static void serve(struct compositor *c, int client)
 			for (unsigned i = 0; i < MAX_BUFFERS && !buffer; i++)
 				buffer = buffers[i].allocation && buffers[i].id == frame.buffer_id ? &buffers[i] : NULL;
 			double start = now_ms();
+			/* Waits for the client's rendering on the CPU: this
+			 * compositor reads back every frame synchronously anyway.
+			 * One that stays on the GPU imports the fence as a
+			 * semaphore (VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT)
+			 * and waits on it in the submit. */
+			bool rendered = message->fd < 0 || wait_for_fence(message->fd, c->options.idle_timeout_ms);
+			if (message->fd >= 0) {
+				close(message->fd);
+				message->fd = -1;
+			}
 			if (!buffer) {
 				problem = "a FRAME of an unknown buffer";
+			} else if (!rendered) {
+				problem = "a FRAME whose rendering never finished";
 			} else if (!composite(c, buffer)) {
 				problem = "compositing failed";
 			} else {
@@ -592,7 +617,8 @@ static void serve(struct compositor *c, int client)
 						fprintf(stderr, "uda-compositor: cannot write %s\n", path);
 				}
 				/* The socket does not block: a client that stops
-				 * reading is dropped, not waited for. */
+				 * reading is dropped, not waited for. No release
+				 * fence: the copy above has finished. */
 				if (demo_send(client, DEMO_RELEASE, &frame.buffer_id, sizeof(frame.buffer_id), -1) != 0)
 					problem = "the client does not take its buffers back";
 				if (++c->frames_composited == c->options.exit_after) {

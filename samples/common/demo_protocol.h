@@ -5,8 +5,11 @@
  *   client -> compositor  HELLO   version, width, height, format
  *   compositor -> client  CAPS    its capability-set list, serialized
  *   client -> compositor  BUFFER  buffer id + allocation metadata, fd
- *   client -> compositor  FRAME   buffer id, frame number
- *   compositor -> client  RELEASE buffer id (the client may reuse it)
+ *   client -> compositor  FRAME   buffer id, frame number; the frame's
+ *                                 acquire fence if it may still be
+ *                                 rendering (explicit sync)
+ *   compositor -> client  RELEASE buffer id (the client may reuse it); a
+ *                                 release fence if reads may still run
  *   client -> compositor  BYE
  */
 #ifndef UDA_SAMPLES_DEMO_PROTOCOL_H

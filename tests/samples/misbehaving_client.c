@@ -2,8 +2,9 @@
  * the test that the compositor drops it and goes on.
  *   misbehaving-client SOCKET MODE
  * MODE: garbage-metadata, small-fd, gone-mid-frame, silent, malformed,
- *       no-hello, unknown-buffer */
+ *       no-hello, unknown-buffer, unfinished-frame */
 #include <drm_fourcc.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,8 @@ int main(int argc, char **argv)
 	uint8_t metadata[4096];
 	size_t real_size = 0;
 	int real_fd = -1;
-	if (strcmp(mode, "small-fd") == 0 || strcmp(mode, "gone-mid-frame") == 0)
+	if (strcmp(mode, "small-fd") == 0 || strcmp(mode, "gone-mid-frame") == 0 ||
+	    strcmp(mode, "unfinished-frame") == 0)
 		real_size = real_metadata(metadata, sizeof(metadata), &real_fd);
 	int fd = connect_to(argv[1]);
 	int memory_fd = -1;
@@ -129,6 +131,17 @@ int main(int argc, char **argv)
 		} else if (strcmp(mode, "unknown-buffer") == 0) {
 			const struct demo_frame frame = {99, 1};
 			demo_send(fd, DEMO_FRAME, &frame, sizeof(frame), -1);
+		} else if (strcmp(mode, "unfinished-frame") == 0) {
+			/* A frame whose acquire fence never signals: a pipe
+			 * nobody writes to, hung up when this process ends. */
+			memory_fd = real_fd;
+			send_buffer(fd, metadata, real_size, memory_fd);
+			int fence[2];
+			if (pipe2(fence, O_CLOEXEC) != 0)
+				return 1;
+			const struct demo_frame frame = {1, 1};
+			demo_send(fd, DEMO_FRAME, &frame, sizeof(frame), fence[0]);
+			close(fence[0]);
 		} else if (strcmp(mode, "silent") == 0) {
 			sleep(3); /* longer than the test's idle timeout */
 		} else {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest: the compositor meets seven clients that break the protocol, one
+# ctest: the compositor meets eight clients that break the protocol, one
 # way each, then a good one. It must drop each bad one with a message,
 # serve the good one, and end with the descriptors it started with.
 #   run_misbehaving.sh COMPOSITOR CLIENT MISBEHAVING_CLIENT
@@ -7,7 +7,7 @@ set -uo pipefail
 compositor=$1 client=$2 bad=$3
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
-modes=(garbage-metadata small-fd gone-mid-frame silent malformed no-hello unknown-buffer)
+modes=(garbage-metadata small-fd gone-mid-frame silent malformed no-hello unknown-buffer unfinished-frame)
 socket=$work/socket
 "$compositor" --socket "$socket" --output "$work" --save none --idle-timeout 1000 \
 	--clients $((${#modes[@]} + 1)) >"$work/compositor.log" 2>&1 &
@@ -26,7 +26,7 @@ dropped=$(grep -c "dropping the client" "$work/compositor.log")
 [[ $dropped == "${#modes[@]}" ]] || { echo "dropped $dropped clients, expected ${#modes[@]}"; exit 1; }
 # Each for its own reason, in order.
 expected=("metadata: bad magic" "fd holds 4096 bytes" "the client went away" "the client is silent"
-	"a malformed message" "no HELLO first" "a FRAME of an unknown buffer")
+	"a malformed message" "no HELLO first" "a FRAME of an unknown buffer" "a FRAME whose rendering never finished")
 mapfile -t reasons < <(grep "dropping the client" "$work/compositor.log")
 for i in "${!expected[@]}"; do
 	[[ ${reasons[$i]:-} == *"${expected[$i]}"* ]] ||
