@@ -26,7 +26,10 @@ static uda_device *gl_device_of(uda_device *device)
 
 EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs)
 {
-	const bool gbm = type == EGL_PLATFORM_GBM_KHR;
+	/* eglGetDisplay of a uda gbm_device comes with the module's own enum
+	 * (export_is_valid_native_display); a uda_device never looks like a
+	 * gbm_device. */
+	const bool gbm = type == EGL_PLATFORM_GBM_KHR || (type == EGL_PLATFORM_UDA && gbm_native_is_uda_device(native));
 	if (type != EGL_PLATFORM_UDA && !gbm) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "uda platform: asked for platform 0x%x", type);
 		return EGL_NO_DISPLAY;
@@ -81,15 +84,25 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 	return display ? (EGLDisplay)display : EGL_NO_DISPLAY;
 }
 
-struct platform_display *platform_display_get(EGLDisplay handle, bool need_initialized)
+struct platform_display *platform_display_find(struct uda_platform *platform, EGLDisplay handle)
 {
-	struct uda_platform *platform = platform_current();
 	if (!platform)
 		return NULL;
 	pthread_mutex_lock(&platform->lock);
 	struct platform_display *display = platform->displays;
 	while (display && (EGLDisplay)display != handle)
 		display = display->next;
+	pthread_mutex_unlock(&platform->lock);
+	return display;
+}
+
+struct platform_display *platform_display_get(EGLDisplay handle, bool need_initialized)
+{
+	struct uda_platform *platform = platform_current();
+	if (!platform)
+		return NULL;
+	struct platform_display *display = platform_display_find(platform, handle);
+	pthread_mutex_lock(&platform->lock);
 	bool initialized = display && display->initialized;
 	pthread_mutex_unlock(&platform->lock);
 	if (!display)

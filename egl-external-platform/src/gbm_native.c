@@ -43,6 +43,20 @@ uda_device *gbm_native_display_device(void *native)
 	return gl;
 }
 
+bool gbm_native_is_uda_device(void *native)
+{
+	/* libgbm makes the first word of every gbm_device a pointer to
+	 * gbm_create_device, so that EGL can tell a gbm_device among native
+	 * displays of any kind (Mesa's libEGL and egl-gbm test the same
+	 * word); only then is the rest of it read. */
+	void *libgbm = dlopen("libgbm.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!native || !libgbm)
+		return false;
+	void *create_device = dlsym(libgbm, "gbm_create_device");
+	dlclose(libgbm);
+	return create_device && *(void **)native == create_device && gbm_native_display_device(native);
+}
+
 uda_surface *gbm_native_window_surface(void *native)
 {
 	struct gbm_functions gbm;

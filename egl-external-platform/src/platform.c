@@ -1,10 +1,12 @@
 /* The module's entry point and export table: what an EGL driver (NVIDIA's
  * libEGL, or uda's host for Mesa) loads through the EGL External Platform
  * Interface. */
+#include <execinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "platform.h"
 
@@ -15,6 +17,8 @@
  * a second load is refused rather than tracked. */
 static pthread_mutex_t loaded_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uda_platform *loaded;
+/* For the unload report below: whether the driver said goodbye first. */
+static unsigned loads, unloads;
 
 struct uda_platform *platform_current(void)
 {
@@ -209,18 +213,22 @@ void *platform_get_hook(const char *name)
 static void *export_get_hook_address(void *data, const char *name)
 {
 	(void)data;
-	return platform_get_hook(name);
+	void *hook = platform_get_hook(name);
+	platform_debug("getHookAddress(%s): %s", name ? name : "(null)", hook ? "hooked" : "not hooked");
+	return hook;
 }
 
 /* eglGetDisplay(native) asks every platform whether the pointer is its
  * own. A uda_device * cannot be told from any other pointer without
- * reading memory behind it, so the uda platform answers only to
- * eglGetPlatformDisplay(EGL_PLATFORM_UDA, ...). */
+ * reading memory behind it, so uda devices get displays only from
+ * eglGetPlatformDisplay(EGL_PLATFORM_UDA, ...). uda's gbm_devices can
+ * (gbm_native.c), and GBM programs written for EGL 1.4 pass them here. */
 static EGLBoolean export_is_valid_native_display(void *data, void *native)
 {
 	(void)data;
-	platform_debug("isValidNativeDisplay(%p)", native);
-	return EGL_FALSE;
+	bool gbm = gbm_native_is_uda_device(native);
+	platform_debug("isValidNativeDisplay(%p): %s", native, gbm ? "a gbm_device of uda's" : "not ours");
+	return gbm ? EGL_TRUE : EGL_FALSE;
 }
 
 static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *native, const EGLAttrib *attribs)
@@ -231,13 +239,13 @@ static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *na
 
 static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatformString name)
 {
-	(void)data;
 	platform_debug("queryString(%p, %d)", (void *)dpy, (int)name);
 	switch (name) {
 	case EGL_EXT_PLATFORM_PLATFORM_CLIENT_EXTENSIONS:
 		return "EGL_UDA_platform_uda";
 	case EGL_EXT_PLATFORM_DISPLAY_EXTENSIONS:
-		return platform_display_get(dpy, false) ? "EGL_UDA_image_allocation" : "";
+		/* The driver asks every platform about every display. */
+		return platform_display_find(data, dpy) ? "EGL_UDA_image_allocation" : "";
 	default:
 		return NULL;
 	}
@@ -245,24 +253,17 @@ static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatfor
 
 static void *export_get_internal_handle(EGLDisplay dpy, EGLenum type, void *handle)
 {
+	/* Handles of other platforms' displays are no error: they pass. */
 	if (type == EGL_OBJECT_DISPLAY_KHR) {
-		struct platform_display *display = platform_display_get(handle, false);
+		struct platform_display *display = platform_display_find(platform_current(), handle);
 		return display ? display->internal : NULL;
 	}
 	if (type == EGL_OBJECT_SURFACE_KHR) {
-		struct platform_display *display = platform_display_get(dpy, false);
+		struct platform_display *display = platform_display_find(platform_current(), dpy);
 		return display ? platform_surface_internal_handle(display, handle) : handle;
 	}
 	/* Contexts, configs, images and syncs are the driver's own. */
 	return handle;
-}
-
-static void *export_get_object_label(EGLDisplay dpy, EGLenum type, void *handle)
-{
-	(void)dpy;
-	(void)type;
-	(void)handle;
-	return NULL;
 }
 
 static EGLBoolean export_unload(void *data)
@@ -272,6 +273,7 @@ static EGLBoolean export_unload(void *data)
 	pthread_mutex_lock(&loaded_lock);
 	if (loaded == platform)
 		loaded = NULL;
+	unloads++;
 	pthread_mutex_unlock(&loaded_lock);
 	platform_display_destroy_all(platform);
 	pthread_mutex_destroy(&platform->lock);
@@ -300,8 +302,10 @@ EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLEx
 	}
 	pthread_mutex_lock(&loaded_lock);
 	bool first = loaded == NULL;
-	if (first)
+	if (first) {
 		loaded = platform;
+		loads++;
+	}
 	pthread_mutex_unlock(&loaded_lock);
 	if (!first)
 		platform_debug("refused: a platform of this module is loaded already");
@@ -323,7 +327,29 @@ EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLEx
 		.getPlatformDisplay = export_get_platform_display,
 		.queryString = export_query_string,
 		.getInternalHandle = export_get_internal_handle,
-		.getObjectLabel = export_get_object_label,
+		/* Left NULL, as NVIDIA's own platforms (egl-wayland, egl-gbm,
+		 * egl-x11) leave it: objects keep the driver's labels. */
+		.getObjectLabel = NULL,
 	};
+	platform_debug("loaded");
 	return EGL_TRUE;
+}
+
+/* Runs when the module leaves the process, at exit or at a dlclose. A
+ * driver that loads the platform and then drops it unasked (NVIDIA's
+ * libEGL did, docs/hardware.md) is seen here: who closed it, and whether
+ * unloadEGLExternalPlatform came first. */
+__attribute__((destructor)) static void report_module_unload(void)
+{
+	const char *log = secure_getenv("UDA_LOG");
+	if (!log || !log[0])
+		return;
+	pthread_mutex_lock(&loaded_lock);
+	unsigned loaded_count = loads, unloaded_count = unloads;
+	pthread_mutex_unlock(&loaded_lock);
+	platform_debug("module leaving the process: %u load(s), %u unloadEGLExternalPlatform call(s); caller:",
+	               loaded_count, unloaded_count);
+	void *frames[16];
+	int depth = backtrace(frames, 16);
+	backtrace_symbols_fd(frames, depth, STDERR_FILENO);
 }

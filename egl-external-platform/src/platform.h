@@ -208,16 +208,22 @@ bool platform_load_gl(struct uda_platform *platform);
 bool platform_widen_attribs(struct uda_platform *platform, const EGLint *in, EGLAttrib *out);
 void *platform_get_hook(const char *name);
 
+/* gbm_native.c: uda's GBM objects as EGL natives; NULL when the object
+ * is not uda's (or uda_gbm.so is not loaded). */
+uda_device *gbm_native_display_device(void *native);
+/* Whether a native display of unknown kind (eglGetDisplay's) is one of
+ * uda's gbm_devices; reads one word of it before anything else. */
+bool gbm_native_is_uda_device(void *native);
+uda_surface *gbm_native_window_surface(void *native);
+
 /* display.c */
 EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
 /* The display behind an application handle, NULL (with EGL_BAD_DISPLAY
  * or EGL_NOT_INITIALIZED set) if it is not one of ours or not usable. */
-/* gbm_native.c: uda's GBM objects as EGL natives; NULL when the object
- * is not uda's (or uda_gbm.so is not loaded). */
-uda_device *gbm_native_display_device(void *native);
-uda_surface *gbm_native_window_surface(void *native);
-
 struct platform_display *platform_display_get(EGLDisplay handle, bool need_initialized);
+/* The same lookup without an error: for exports the driver calls with
+ * any platform's displays, where "not ours" is a normal answer. */
+struct platform_display *platform_display_find(struct uda_platform *platform, EGLDisplay handle);
 struct uda_platform *platform_current(void);
 void platform_display_destroy_all(struct uda_platform *platform);
 uint32_t platform_config_fourcc(struct platform_display *display, EGLConfig config);

@@ -194,6 +194,28 @@ TEST_F(GbmEgl, DriverLayoutSurfacesCycleToo)
 	}
 }
 
+// GBM programs written for EGL 1.4 (kmscube without EGL_KHR_platform_gbm,
+// older compositors) call eglGetDisplay with the gbm_device and
+// eglCreateWindowSurface with the gbm_surface: the same display, and
+// frames reach the front buffer as on the platform path.
+TEST_F(GbmEgl, Egl14CallsOfGbmProgramsWorkToo)
+{
+	EGLDisplay legacy = eglGetDisplay(reinterpret_cast<EGLNativeDisplayType>(gbm));
+	ASSERT_EQ(legacy, display) << std::hex << eglGetError();
+	surface = gbm_surface_create(gbm, kWidth, kHeight, GBM_FORMAT_XBGR8888, GBM_BO_USE_RENDERING);
+	ASSERT_NE(surface, nullptr) << strerror(errno);
+	window = eglCreateWindowSurface(legacy, config, reinterpret_cast<EGLNativeWindowType>(surface), nullptr);
+	ASSERT_NE(window, EGL_NO_SURFACE) << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(legacy, window, window, context)) << std::hex << eglGetError();
+	for (uint32_t frame = 1; frame <= 3; frame++) {
+		draw(frame);
+		ASSERT_TRUE(eglSwapBuffers(legacy, window)) << std::hex << eglGetError();
+		gbm_bo *bo = gbm_surface_lock_front_buffer(surface);
+		ASSERT_NE(bo, nullptr) << strerror(errno);
+		gbm_surface_release_buffer(surface, bo);
+	}
+}
+
 // A native window that is no gbm_surface of uda's is refused, not read.
 TEST_F(GbmEgl, OtherWindowsAreRefused)
 {

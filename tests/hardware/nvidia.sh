@@ -154,8 +154,10 @@ UDA_VULKAN_VALIDATION=1 step test-egl-platform-driver "$build"/tests/test-egl-pl
 # keeps those it loaded.
 LD_DEBUG=files step egl-platform-driver-lddebug "$build"/tests/test-egl-platform-driver \
 	--gtest_filter=EglPlatform.DisplayInitializesAndListsConfigs
-grep -nE 'libuda-egl-platform|uda-egl-platform:|libnvidia-egl-' "$logs/egl-platform-driver-lddebug.log" |
-	head -n 60 | sed 's/^/   /' >>"$summary"
+# The module's own account (hooks asked for, loads and unloads, and the
+# backtrace of whoever took it out of the process) comes with it.
+grep -nE 'libuda-egl-platform|uda-egl-platform:|libnvidia-egl-|libEGL' "$logs/egl-platform-driver-lddebug.log" |
+	head -n 80 | sed 's/^/   /' >>"$summary"
 UDA_VULKAN_VALIDATION=1 step test-egl-platform-host "$build"/tests/test-egl-platform
 step uda-bench-egl "$build"/tests/bench/uda-bench-egl
 # Frames handed over with NVIDIA's sync files instead of glFinish (opt-in
