@@ -107,6 +107,11 @@ struct uda_surface {
 	uint64_t dropped_since_acquire;
 	struct surface_negotiation negotiation;
 	int frame_fd; /* eventfd, EFD_SEMAPHORE: one count per queued frame */
+	/* A plain dequeue waiting in poll() on release fences is woken by
+	 * this eventfd as by `changed` (surface_changed): made the first
+	 * time one waits, -1 before. */
+	int producer_wake_fd;
+	bool producer_polling;
 	struct retired_buffer lingering[SURFACE_MAX_LINGERING];
 	uint32_t lingering_count;
 
@@ -203,6 +208,8 @@ static void surface_release(uda_surface *surface)
 	}
 	uda_capability_set_list_destroy(surface->negotiation.sets);
 	close(surface->frame_fd);
+	if (surface->producer_wake_fd >= 0)
+		close(surface->producer_wake_fd);
 	pthread_cond_destroy(&surface->changed);
 	pthread_mutex_destroy(&surface->lock);
 	surface_free(surface);
@@ -233,6 +240,7 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	surface->present_mode = info->present_mode;
 	surface->next_buffer_id = 1;
 	surface->frame_fd = -1;
+	surface->producer_wake_fd = -1;
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++)
 		buffer_reset(&surface->buffers[i]);
 	if (copy_devices(surface, info) != UDA_SUCCESS || negotiation_chain_copy_init(&surface->chain, &chain) != UDA_SUCCESS) {
@@ -388,6 +396,20 @@ uda_result uda_surface_set_present_mode(uda_surface *surface, uda_present_mode m
 	return UDA_SUCCESS;
 }
 
+/* Under the lock: a buffer came free, a frame was queued, or the size
+ * changed. Wakes whoever waits, on `changed` or in poll(). */
+static void surface_changed(uda_surface *surface)
+{
+	pthread_cond_broadcast(&surface->changed);
+	if (surface->producer_polling) {
+		uint64_t one = 1;
+		/* Cannot fail short of a counter at UINT64_MAX - 1: then the
+		 * producer has a wake-up pending anyway. */
+		ssize_t written = write(surface->producer_wake_fd, &one, sizeof(one));
+		(void)written;
+	}
+}
+
 /* Waits on `changed` until the deadline; false once it has passed. */
 static bool wait_changed(uda_surface *surface, uint64_t timeout_ns, const struct timespec *deadline)
 {
@@ -508,6 +530,8 @@ static void fill_buffer(const uda_surface *surface, const struct surface_buffer 
 
 static bool producer_holds_buffer(const uda_surface *surface)
 {
+	if (surface->producer_polling)
+		return true;
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
 		enum buffer_state state = surface->buffers[i].state;
 		if (surface->buffers[i].live && (state == BUFFER_DEQUEUED || state == BUFFER_ALLOCATING))
@@ -527,6 +551,63 @@ static bool buffer_is_ready(struct surface_buffer *buffer)
 	close(buffer->fence_fd);
 	buffer->fence_fd = -1;
 	return true;
+}
+
+enum release_wait {
+	RELEASE_WAIT_WOKEN,
+	RELEASE_WAIT_TIMED_OUT,
+	RELEASE_WAIT_NO_DESCRIPTORS,
+};
+
+/* Under the lock, for a plain dequeue that found every free buffer still
+ * being read: waits without the lock until the first of their release
+ * fences signals or the surface changes (a buffer released fence-free),
+ * whichever comes first, then takes the lock again for the caller to look
+ * anew. The fences are waited on as duplicates, so nothing the surface
+ * does with its own meanwhile matters. */
+static enum release_wait wait_for_any_release(uda_surface *surface, uint64_t timeout_ns,
+                                              const struct timespec *deadline, struct retired_buffers *retired)
+{
+	if (timeout_ns == 0)
+		return RELEASE_WAIT_TIMED_OUT;
+	struct pollfd fds[UDA_SURFACE_MAX_BUFFERS + 1];
+	unsigned fence_count = 0;
+	for (uint32_t i = 0; i < surface->buffer_count; i++) {
+		const struct surface_buffer *buffer = &surface->buffers[i];
+		if (!buffer->live || buffer->state != BUFFER_FREE || buffer->fence_fd < 0)
+			continue;
+		int copy = fcntl(buffer->fence_fd, F_DUPFD_CLOEXEC, 0);
+		if (copy < 0) {
+			while (fence_count)
+				close(fds[--fence_count].fd);
+			return RELEASE_WAIT_NO_DESCRIPTORS;
+		}
+		fds[fence_count++].fd = copy;
+	}
+	unsigned count = fence_count;
+	/* Without the eventfd (none to be had), a buffer released without a
+	 * fence is noticed only when a fence signals or the time is up. */
+	if (surface->producer_wake_fd < 0)
+		surface->producer_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (surface->producer_wake_fd >= 0) {
+		fds[count++].fd = surface->producer_wake_fd;
+		surface->producer_polling = true;
+	}
+	pthread_mutex_unlock(&surface->lock);
+	retired_buffers_destroy(surface, retired);
+
+	bool woken = sync_fence_wait_any(fds, count, timeout_ns, deadline);
+	for (unsigned i = 0; i < fence_count; i++)
+		close(fds[i].fd);
+
+	pthread_mutex_lock(&surface->lock);
+	if (surface->producer_polling) {
+		uint64_t wake_ups;
+		ssize_t got = read(surface->producer_wake_fd, &wake_ups, sizeof(wake_ups));
+		(void)got; /* EAGAIN: a fence woke it */
+		surface->producer_polling = false;
+	}
+	return woken ? RELEASE_WAIT_WOKEN : RELEASE_WAIT_TIMED_OUT;
 }
 
 /* out_release_fence: where a fenced producer takes the buffer's fence;
@@ -586,13 +667,24 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 			surface->negotiation = negotiation;
 			if (result != UDA_SUCCESS) {
 				buffer_reset(empty);
-				pthread_cond_broadcast(&surface->changed);
+				surface_changed(surface);
 				pthread_mutex_unlock(&surface->lock);
 				return result;
 			}
 			empty->allocation = allocation;
 			empty->id = surface->next_buffer_id++;
 			chosen = empty;
+		}
+		if (!chosen && pending && !out_release_fence) {
+			enum release_wait waited = wait_for_any_release(surface, timeout_ns, &deadline, &retired);
+			if (waited == RELEASE_WAIT_WOKEN)
+				continue;
+			if (waited == RELEASE_WAIT_TIMED_OUT) {
+				pthread_mutex_unlock(&surface->lock);
+				return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
+				                             "%s: the consumer's release fences have not signalled", call);
+			}
+			/* No descriptors to wait on them all: wait for one. */
 		}
 		if (!chosen)
 			chosen = pending;
@@ -623,7 +715,7 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 			pthread_mutex_lock(&surface->lock);
 			chosen->fence_fd = fence;
 			chosen->state = BUFFER_FREE;
-			pthread_cond_broadcast(&surface->changed);
+			surface_changed(surface);
 			pthread_mutex_unlock(&surface->lock);
 			return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
 			                             "%s: the consumer's release fence has not signalled", call);
@@ -747,7 +839,7 @@ static uda_result queue_buffer(uda_surface *surface, uint64_t buffer_id, const u
 	buffer->content_frame = ++surface->frames_queued;
 	if (!replaced)
 		frame_fd_add(surface);
-	pthread_cond_broadcast(&surface->changed);
+	surface_changed(surface);
 	pthread_mutex_unlock(&surface->lock);
 	return UDA_SUCCESS;
 }
@@ -806,7 +898,7 @@ uda_result uda_surface_cancel(uda_surface *surface, uint64_t buffer_id)
 		                             (unsigned long long)buffer_id);
 	}
 	buffer->state = BUFFER_FREE;
-	pthread_cond_broadcast(&surface->changed);
+	surface_changed(surface);
 	pthread_mutex_unlock(&surface->lock);
 	return UDA_SUCCESS;
 }
@@ -829,7 +921,7 @@ static void requeue_unfinished(uda_surface *surface, struct surface_buffer *buff
 		buffer->state = BUFFER_QUEUED;
 		frame_fd_add(surface);
 	}
-	pthread_cond_broadcast(&surface->changed);
+	surface_changed(surface);
 }
 
 /* out_acquire_fence: where a fenced consumer takes the frame's fence;
@@ -920,7 +1012,7 @@ static uda_result release_buffer(uda_surface *surface, uint64_t buffer_id, int r
 	if (buffer_is_stale(surface, buffer))
 		buffer_retire(buffer, &retired);
 	collect_lingering(surface, &retired);
-	pthread_cond_broadcast(&surface->changed);
+	surface_changed(surface);
 	pthread_mutex_unlock(&surface->lock);
 	retired_buffers_destroy(surface, &retired);
 	return UDA_SUCCESS;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <unistd.h>
 
 bool sync_fence_is_valid_argument(int fd)
@@ -43,12 +42,13 @@ static int milliseconds_until(const struct timespec *deadline)
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-bool sync_fence_wait(int fd, uint64_t timeout_ns, const struct timespec *deadline)
+bool sync_fence_wait_any(struct pollfd *fds, unsigned count, uint64_t timeout_ns, const struct timespec *deadline)
 {
-	struct pollfd entry = {.fd = fd, .events = POLLIN};
+	for (unsigned i = 0; i < count; i++)
+		fds[i].events = POLLIN;
 	for (;;) {
 		int timeout_ms = timeout_ns == UINT64_MAX ? -1 : timeout_ns == 0 ? 0 : milliseconds_until(deadline);
-		int ready = poll(&entry, 1, timeout_ms);
+		int ready = poll(fds, count, timeout_ms);
 		if (ready > 0)
 			return true;
 		if (ready == 0) {
@@ -65,9 +65,15 @@ bool sync_fence_wait(int fd, uint64_t timeout_ns, const struct timespec *deadlin
 			struct timespec pause = {0, 1000000};
 			nanosleep(&pause, NULL);
 		} else if (errno != EINTR && errno != EAGAIN) {
-			return true; /* not a descriptor poll can wait on */
+			return true; /* not descriptors poll can wait on */
 		}
 	}
+}
+
+bool sync_fence_wait(int fd, uint64_t timeout_ns, const struct timespec *deadline)
+{
+	struct pollfd entry = {.fd = fd};
+	return sync_fence_wait_any(&entry, 1, timeout_ns, deadline);
 }
 
 void sync_fence_wait_and_close(int fd)

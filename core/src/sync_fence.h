@@ -4,6 +4,7 @@
 #ifndef UDA_SYNC_FENCE_H
 #define UDA_SYNC_FENCE_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -20,6 +21,10 @@ struct timespec sync_fence_deadline_after(uint64_t timeout_ns);
  * signalled. A fence that errors or hangs up counts as signalled: there
  * is nothing left to wait for. */
 bool sync_fence_wait(int fd, uint64_t timeout_ns, const struct timespec *deadline);
+
+/* Waits until any of `fds` polls readable (or errors, or hangs up) or
+ * the deadline passes; true if one did, its revents then say which. */
+bool sync_fence_wait_any(struct pollfd *fds, unsigned count, uint64_t timeout_ns, const struct timespec *deadline);
 
 /* Waits as long as it takes, then closes. Accepts -1. */
 void sync_fence_wait_and_close(int fd);

@@ -310,6 +310,69 @@ TEST_F(SurfaceFences, AReadyBufferComesBeforeOneStillBeingRead)
 	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
 }
 
+// With every free buffer still being read, a plain dequeue waits for the
+// first of their fences, not for the one whose content is newest.
+TEST_F(SurfaceFences, PlainDequeueTakesWhicheverReleaseSignalsFirst)
+{
+	create(64, 32, 2);
+	uint64_t older = queue_frame();
+	uint64_t newer = queue_frame();
+	PipeFence older_reads, newer_reads;
+	ASSERT_EQ(acquire().buffer_id, older);
+	ASSERT_EQ(uda_surface_release_fenced(surface, older, older_reads.hand_over()), UDA_SUCCESS);
+	ASSERT_EQ(acquire().buffer_id, newer);
+	ASSERT_EQ(uda_surface_release_fenced(surface, newer, newer_reads.hand_over()), UDA_SUCCESS);
+
+	std::thread gpu([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		older_reads.signal('O');
+	});
+	uda_surface_buffer buffer = {};
+	// The timeout only bounds a failure: the wait ends with the fence.
+	uda_result result = uda_surface_dequeue(surface, 20000000000ull, &buffer);
+	gpu.join();
+	ASSERT_EQ(result, UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.buffer_id, older);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+
+	// The newer one is still being read: a dequeue with no time to wait
+	// says so, and leaves it free.
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS);
+	EXPECT_EQ(buffer.buffer_id, older) << "the ready one again";
+	EXPECT_EQ(uda_surface_queue(surface, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_TIMEOUT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx)).find("release fence"), std::string::npos);
+	newer_reads.signal('N');
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS);
+	EXPECT_EQ(buffer.buffer_id, newer);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+}
+
+// A plain dequeue waiting on a release fence also wakes when the consumer
+// gives another buffer back without one.
+TEST_F(SurfaceFences, PlainDequeueWakesForABufferReleasedWithoutAFence)
+{
+	create(64, 32, 2);
+	uint64_t first = queue_frame();
+	uint64_t second = queue_frame();
+	PipeFence reads;
+	ASSERT_EQ(acquire().buffer_id, first);
+	ASSERT_EQ(uda_surface_release_fenced(surface, first, reads.hand_over()), UDA_SUCCESS);
+	ASSERT_EQ(acquire().buffer_id, second);
+
+	std::thread consumer([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		EXPECT_EQ(uda_surface_release(surface, second), UDA_SUCCESS);
+	});
+	uda_surface_buffer buffer = {};
+	uda_result result = uda_surface_dequeue(surface, 20000000000ull, &buffer);
+	consumer.join();
+	ASSERT_EQ(result, UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.buffer_id, second);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	reads.signal('R');
+}
+
 TEST_F(SurfaceFences, MemoryIsFreedOnlyOnceItsFenceSignals)
 {
 	create(64, 32, 2);

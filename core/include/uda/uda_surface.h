@@ -139,8 +139,9 @@ UDA_API uda_result uda_surface_set_present_mode(uda_surface *surface, uda_presen
  * for a free buffer: UDA_ERROR_TIMEOUT if none came. Allocation failures
  * are returned as they are. One buffer may be dequeued at a time. A free
  * buffer the consumer released with a fence comes after one it did not
- * (or whose fence has signalled); uda_surface_dequeue waits for its
- * fence within the same timeout. */
+ * (or whose fence has signalled); uda_surface_dequeue waits within the
+ * same timeout for the first such fence to signal (or a buffer to come
+ * back without one). */
 UDA_API uda_result uda_surface_dequeue(uda_surface *surface, uint64_t timeout_ns, uda_surface_buffer *out_buffer);
 /* The same, handing over the buffer's release fence instead of waiting
  * for it (for a frame MAILBOX replaced before it was acquired, the
