@@ -16,13 +16,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sync_file.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "platform.h"
+#include "sync_fence.h"
 
 static bool has_extension(const char *list, const char *name)
 {
@@ -90,19 +90,6 @@ int frame_fence_export(struct platform_display *display)
 	return fd < 0 ? -1 : fd;
 }
 
-static bool is_signalled(int fd)
-{
-	struct pollfd entry = {fd, POLLIN, 0};
-	return poll(&entry, 1, 0) != 0; /* readable, hung up, or not pollable */
-}
-
-static void wait_on_cpu(int fd)
-{
-	struct pollfd entry = {fd, POLLIN, 0};
-	while (poll(&entry, 1, -1) < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOMEM))
-		;
-}
-
 static bool is_sync_file(int fd)
 {
 	struct sync_file_info info;
@@ -144,12 +131,12 @@ void frame_fence_wait(struct platform_display *display, int *fence, bool gpu_wai
 {
 	if (*fence < 0)
 		return;
-	if (!is_signalled(*fence)) {
+	if (!sync_fence_wait(*fence, 0, NULL)) {
 		/* Kept after a GPU wait: another context that renders into the
 		 * buffer before it is queued must wait too. */
 		if (is_sync_file(*fence) && wait_on_gpu(display, *fence, gpu_waits))
 			return;
-		wait_on_cpu(*fence);
+		sync_fence_wait(*fence, UINT64_MAX, NULL);
 	}
 	close(*fence);
 	*fence = -1;

@@ -10,12 +10,12 @@
  * on it (a KMS framebuffer id) is there again the next time it is locked.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gbm_private.h"
+#include "sync_fence.h"
 
 /* Mesa's GBM surfaces have four color buffers; GBM users are written for
  * about that many. */
@@ -124,16 +124,6 @@ static struct uda_gbm_bo *wrapper_for(struct uda_gbm_surface *surface, const uda
 	return bo;
 }
 
-static void wait_and_close(int fence)
-{
-	if (fence < 0)
-		return;
-	struct pollfd entry = {fence, POLLIN, 0};
-	while (poll(&entry, 1, -1) < 0 && (errno == EINTR || errno == EAGAIN))
-		;
-	close(fence);
-}
-
 struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface)
 {
 	struct uda_gbm_surface *surface = surface_from(gbm_surface);
@@ -148,7 +138,7 @@ struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface
 	/* GBM hands out no fence and its callers lock right after the swap:
 	 * a frame still being rendered (the EGL platform's native fences) is
 	 * waited for here rather than refused. */
-	wait_and_close(acquire_fence);
+	sync_fence_wait_and_close(acquire_fence);
 	errno = 0; /* a failure below reports its own, not the wait's EINTR */
 	struct uda_gbm_bo *bo = wrapper_for(surface, &frame);
 	if (!bo) {
