@@ -109,7 +109,7 @@ static uda_result allocate_on(uda_device *device, const uda_assertion *assertion
 
 uda_result uda_allocate(const uda_allocation_create_info *info, uda_allocation **out_allocation)
 {
-	if (!info || !info->device)
+	if (!info || !uda_device_is_live(info->device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_context *ctx = info->device->ctx;
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO && !info->next);
@@ -475,7 +475,7 @@ uda_result uda_import(const uda_import_info *info, uda_allocation **out_allocati
 
 static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocation **out_allocation)
 {
-	if (!info || !info->device)
+	if (!info || !uda_device_is_live(info->device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_device *device = info->device;
 	uda_context *ctx = device->ctx;
@@ -548,7 +548,7 @@ static uda_result import(const uda_import_info *info, bool *fd_open, uda_allocat
 uda_result uda_import_serialized(uda_device *device, int fd, const void *data, size_t size,
                                  uda_allocation **out_allocation)
 {
-	if (!device)
+	if (!uda_device_is_live(device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_allocation_metadata metadata;
 	uda_capability_set_list *set;

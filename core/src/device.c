@@ -73,6 +73,7 @@ uda_result uda_context_add_device(uda_context *ctx, const uda_device_create_info
 	uda_device *device = calloc(1, sizeof(*device));
 	if (!device)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	device->tag = UDA_DEVICE_TAG;
 	device->ctx = ctx;
 	memcpy(device->device_uuid, info->device_uuid, UDA_UUID_SIZE);
 	memcpy(device->driver_uuid, info->driver_uuid, UDA_UUID_SIZE);
@@ -145,6 +146,7 @@ void uda_device_destroy(uda_device *device)
 		device->impl->destroy(device->data);
 	free(device->name);
 	free(device->backend_name);
+	device->tag = 0;
 	free(device);
 }
 
@@ -232,7 +234,7 @@ uda_result uda_context_find_device_by_drm_fd(uda_context *ctx, int drm_fd, uda_d
 
 bool uda_device_same_hardware(const uda_device *a, const uda_device *b)
 {
-	return a && b && memcmp(a->device_uuid, b->device_uuid, UDA_UUID_SIZE) == 0 &&
+	return uda_device_is_live(a) && uda_device_is_live(b) && memcmp(a->device_uuid, b->device_uuid, UDA_UUID_SIZE) == 0 &&
 	       memcmp(a->driver_uuid, b->driver_uuid, UDA_UUID_SIZE) == 0;
 }
 
@@ -259,12 +261,12 @@ const char *uda_device_api_to_string(uda_device_api api)
 
 uda_context *uda_device_get_context(const uda_device *device)
 {
-	return device ? device->ctx : NULL;
+	return uda_device_is_live(device) ? device->ctx : NULL;
 }
 
 uda_result uda_device_get_native(const uda_device *device, void *out_native)
 {
-	if (!device)
+	if (!uda_device_is_live(device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(device->ctx, out_native);
 	if (device->impl->version < UDA_DEVICE_INTERFACE_VERSION_2 || !device->impl->get_device_native)
@@ -275,7 +277,7 @@ uda_result uda_device_get_native(const uda_device *device, void *out_native)
 
 uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info)
 {
-	if (!device)
+	if (!uda_device_is_live(device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(device->ctx, out_info);
 	UDA_CHECK_ARG(device->ctx, out_info->type == UDA_STRUCTURE_TYPE_DEVICE_INFO);
@@ -322,7 +324,7 @@ uda_result uda_device_query_capability_sets(uda_device *device, const uda_assert
 uda_result uda_device_get_capability_sets(uda_device *device, const uda_assertion *assertion, const uda_usage *usage,
                                           uda_capability_set_list **out_list)
 {
-	if (!device)
+	if (!uda_device_is_live(device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	UDA_CHECK_ARG(device->ctx, out_list);
 	uda_result result = uda_assertion_validate(device->ctx, assertion);

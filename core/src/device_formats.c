@@ -36,7 +36,7 @@ static bool probe_format(uda_device *device, const uda_usage *usage, uint32_t fo
 uda_result uda_device_get_formats(uda_device *device, const uda_usage *usage, uint32_t *count,
                                   uda_format_support *formats)
 {
-	if (!device)
+	if (!uda_device_is_live(device))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	uda_context *ctx = device->ctx;
 	UDA_CHECK_ARG(ctx, count);

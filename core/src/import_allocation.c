@@ -11,7 +11,7 @@ static uda_result validate_info(const uda_allocation_import_info *info)
 {
 	uda_context *ctx = info->allocation->ctx;
 	UDA_CHECK_ARG(ctx, info->type == UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO);
-	UDA_CHECK_ARG(ctx, info->device);
+	UDA_CHECK_ARG(ctx, uda_device_is_live(info->device));
 	if (info->device->ctx != ctx)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "uda_import_allocation: device %s is of another context", info->device->name);

@@ -65,7 +65,7 @@ static uda_result validate_info(uda_context *ctx, const uda_negotiation_info *in
 	uda_result result = uda_assertion_validate(ctx, info->assertion);
 	for (uint32_t i = 0; result == UDA_SUCCESS && i < info->device_count; i++) {
 		const uda_device_usage *entry = &info->devices[i];
-		if (!entry->device || entry->device->ctx != ctx)
+		if (!uda_device_is_live(entry->device) || entry->device->ctx != ctx)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "negotiation device %u is NULL or of another context", i);
 		result = uda_usage_validate(ctx, entry->usage);

@@ -65,7 +65,7 @@ static uda_result validate_side(uda_context *ctx, const char *side, const uda_de
 		                             "transition: `%s` needs %u..%u devices, got %u (array %p)", side,
 		                             min_count, UDA_MAX_NEGOTIATION_DEVICES, count, (const void *)entries);
 	for (uint32_t i = 0; i < count; i++) {
-		if (!entries[i].device || entries[i].device->ctx != ctx)
+		if (!uda_device_is_live(entries[i].device) || entries[i].device->ctx != ctx)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "transition: `%s` device %u is NULL or of another context", side,
 			                             i);

@@ -45,9 +45,18 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 		return EGL_NO_DISPLAY;
 	}
 	/* A gbm_device of another backend is no error: not ours to serve. */
-	uda_device *device = gbm ? gbm_native_display_device(native) : gl_device_of(native);
+	uda_device *device = gbm ? gbm_native_display_device(native) : NULL;
 	if (gbm && !device)
 		return EGL_NO_DISPLAY;
+	if (!gbm) {
+		/* The core tells a live uda_device by its first word. */
+		if (!uda_device_get_context(native)) {
+			platform_set_error(platform, EGL_BAD_PARAMETER,
+			                   "eglGetPlatformDisplay: %p is not a uda_device", native);
+			return EGL_NO_DISPLAY;
+		}
+		device = gl_device_of(native);
+	}
 	uda_gl_device_native gl_native = {.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE};
 	if (!device || uda_device_get_native(device, &gl_native) != UDA_SUCCESS) {
 		/* EGL: no display for a valid native display is no error. */

@@ -266,6 +266,39 @@ TEST_F(BadArguments, Devices)
 	EXPECT_EQ(out, nullptr);
 }
 
+// Pointers that are not uda_devices, as they arrive untyped (EGL native
+// displays) or by mistake: another uda object, or memory of zeros.
+TEST_F(BadArguments, ThingsThatAreNotDevices)
+{
+	uint64_t zeros[8] = {};
+	uda_device *fakes[] = {reinterpret_cast<uda_device *>(zeros), reinterpret_cast<uda_device *>(ctx),
+	                       reinterpret_cast<uda_device *>(list)};
+	for (uda_device *fake : fakes) {
+		uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		EXPECT_FAILS(uda_device_get_info(fake, &info));
+		EXPECT_EQ(uda_device_get_context(fake), nullptr);
+		EXPECT_FALSE(uda_device_same_hardware(fake, device));
+		EXPECT_FALSE(uda_device_same_hardware(device, fake));
+		int native = 0;
+		EXPECT_FAILS(uda_device_get_native(fake, &native));
+		uda_capability_set_list *out = nullptr;
+		EXPECT_FAILS(uda_device_get_capability_sets(fake, &assertion, &usage, &out));
+		uint32_t count = 0;
+		EXPECT_FAILS(uda_device_get_formats(fake, &usage, &count, nullptr));
+		uda_allocation *allocation = nullptr;
+		EXPECT_FAILS(uda_import_serialized(fake, -1, nullptr, 0, &allocation));
+		uda_allocation_create_info create = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, fake, &assertion,
+		                                     list, 0};
+		EXPECT_FAILS(uda_allocate(&create, &allocation));
+		EXPECT_EQ(allocation, nullptr);
+
+		uda_device_usage entries[] = {{device, &usage}, {fake, &usage}};
+		uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 2, entries};
+		EXPECT_FAILS_WITH_MESSAGE(uda_negotiate(ctx, &negotiation, &out), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_EQ(out, nullptr);
+	}
+}
+
 TEST_F(BadArguments, Assertions)
 {
 	uda_capability_set_list *out = nullptr;

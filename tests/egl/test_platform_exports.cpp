@@ -180,9 +180,11 @@ TEST_P(PlatformModule, OtherPlatformsDisplaysAreNoError)
 {
 	EGLExtPlatform platform;
 	ASSERT_TRUE(load_platform(&platform));
-	int foreign_object = 0;
-	EGLDisplay foreign = &foreign_object;
-	void *surface = &foreign_object + 1;
+	// Native objects are at least a pointer wide: platforms may read the
+	// first word of one to tell its kind (libgbm's convention).
+	uint64_t foreign_object[4] = {};
+	EGLDisplay foreign = foreign_object;
+	void *surface = foreign_object + 1;
 
 	const char *display_extensions =
 	    platform.exports.queryString(platform.data, foreign, EGL_EXT_PLATFORM_DISPLAY_EXTENSIONS);
@@ -194,7 +196,7 @@ TEST_P(PlatformModule, OtherPlatformsDisplaysAreNoError)
 	EXPECT_EQ(platform.exports.getInternalHandle(foreign, EGL_OBJECT_SURFACE_KHR, surface), surface)
 	    << "a surface of another platform passes unchanged";
 	EXPECT_EQ(platform.exports.getInternalHandle(foreign, EGL_OBJECT_CONTEXT_KHR, surface), surface);
-	EXPECT_EQ(platform.exports.isValidNativeDisplay(platform.data, &foreign_object), EGL_FALSE);
+	EXPECT_EQ(platform.exports.isValidNativeDisplay(platform.data, foreign_object), EGL_FALSE);
 	EXPECT_TRUE(fake.errors.empty()) << "first error set: 0x" << std::hex << fake.errors.front();
 	platform.exports.unloadEGLExternalPlatform(platform.data);
 }
@@ -203,10 +205,10 @@ TEST_P(PlatformModule, DisplaysItCannotServeAreRefusedWithTheirReason)
 {
 	EGLExtPlatform platform;
 	ASSERT_TRUE(load_platform(&platform));
-	int not_a_device = 0;
+	uint64_t not_a_device[4] = {};
 	const EGLenum own = expected_enum();
 
-	EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, EGL_PLATFORM_X11_KHR, &not_a_device, nullptr),
+	EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, EGL_PLATFORM_X11_KHR, not_a_device, nullptr),
 	          EGL_NO_DISPLAY);
 	ASSERT_EQ(fake.errors.size(), 1u);
 	EXPECT_EQ(fake.errors.back(), EGL_BAD_PARAMETER) << "another platform's enum";
@@ -216,14 +218,24 @@ TEST_P(PlatformModule, DisplaysItCannotServeAreRefusedWithTheirReason)
 	EXPECT_EQ(fake.errors.back(), EGL_BAD_PARAMETER) << "a NULL native display";
 
 	const EGLAttrib attribs[] = {EGL_WIDTH, 1, EGL_NONE};
-	EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, own, &not_a_device, attribs), EGL_NO_DISPLAY);
+	EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, own, not_a_device, attribs), EGL_NO_DISPLAY);
 	ASSERT_EQ(fake.errors.size(), 3u);
 	EXPECT_EQ(fake.errors.back(), EGL_BAD_ATTRIBUTE);
+
+	// Anything but a uda_device is refused, not followed: here memory
+	// whose words would lead nowhere if read as a device's pointers.
+	uint64_t not_a_uda_device[8];
+	std::memset(not_a_uda_device, 0x11, sizeof(not_a_uda_device));
+	EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, EGL_PLATFORM_UDA, not_a_uda_device, nullptr),
+	          EGL_NO_DISPLAY);
+	ASSERT_EQ(fake.errors.size(), 4u);
+	EXPECT_EQ(fake.errors.back(), EGL_BAD_PARAMETER);
+	fake.errors.pop_back();
 
 	if (own == EGL_PLATFORM_GBM_KHR) {
 		// A gbm_device of another backend (here: libgbm never loaded
 		// uda's) is the next platform's to serve, not an error.
-		EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, own, &not_a_device, nullptr), EGL_NO_DISPLAY);
+		EXPECT_EQ(platform.exports.getPlatformDisplay(platform.data, own, not_a_device, nullptr), EGL_NO_DISPLAY);
 		EXPECT_EQ(fake.errors.size(), 3u);
 	}
 	platform.exports.unloadEGLExternalPlatform(platform.data);

@@ -514,7 +514,11 @@ UDA_API uda_result uda_context_find_device_by_drm_fd(uda_context *context, int d
 /* Whether two devices are the same hardware: equal device UUIDs (and
  * driver UUIDs, for opaque handles to be valid between them). */
 UDA_API bool uda_device_same_hardware(const uda_device *a, const uda_device *b);
-/* The context the device belongs to; NULL for NULL. */
+/* The context the device belongs to; NULL for NULL, and for a pointer
+ * that is readable but not a live uda_device (such as an untyped EGL
+ * native display of another kind), which every uda_device_* call and
+ * every info struct naming a device refuses with
+ * UDA_ERROR_INVALID_ARGUMENT. */
 UDA_API uda_context *uda_device_get_context(const uda_device *device);
 /* The caller sets out_info->type; the rest is written. */
 UDA_API uda_result uda_device_get_info(const uda_device *device, uda_device_info *out_info);
