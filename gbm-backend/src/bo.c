@@ -125,6 +125,12 @@ static uint32_t canonical_format(struct uda_gbm_device *device, uint32_t format)
 	return device->core ? device->core->v0.format_canonicalize(format) : format;
 }
 
+static uda_result negotiate_allocate(struct uda_gbm_request *request, void *out_allocation)
+{
+	uda_context *ctx = uda_device_get_context(request->devices[0].device);
+	return uda_negotiate_allocate(ctx, &request->info, out_allocation, NULL, NULL);
+}
+
 struct gbm_bo *uda_gbm_bo_create(struct gbm_device *gbm, uint32_t width, uint32_t height, uint32_t format,
                                  uint32_t flags, const uint64_t *modifiers, const unsigned int count)
 {
@@ -141,7 +147,7 @@ struct gbm_bo *uda_gbm_bo_create(struct gbm_device *gbm, uint32_t width, uint32_
 		return NULL;
 	}
 	uda_allocation *allocation = NULL;
-	uda_result result = uda_negotiate_allocate(device->ctx, &request.info, &allocation, NULL, NULL);
+	uda_result result = uda_gbm_request_run(device, &request, negotiate_allocate, &allocation);
 	if (result != UDA_SUCCESS) {
 		uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_create %ux%u %.4s flags 0x%x: %s", width, height,
 		            (const char *)&format, flags, uda_context_get_error(device->ctx));

@@ -63,7 +63,8 @@ void *uda_gbm_bo_map(struct gbm_bo *gbm_bo, uint32_t x, uint32_t y, uint32_t wid
 {
 	struct uda_gbm_bo *bo = uda_gbm_bo_from(gbm_bo);
 	uda_format_info format;
-	const uint32_t access = access_of(flags);
+	/* No transfer flags maps for both, as Mesa's backend does. */
+	const uint32_t access = flags ? access_of(flags) : UDA_ACCESS_READ | UDA_ACCESS_WRITE;
 	if (!access || flags & ~(uint32_t)GBM_BO_TRANSFER_READ_WRITE || (uint64_t)x + width > bo->metadata.width ||
 	    (uint64_t)y + height > bo->metadata.height ||
 	    uda_format_get_info(bo->metadata.format, &format) != UDA_SUCCESS) {

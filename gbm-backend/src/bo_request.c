@@ -1,13 +1,17 @@
 /*
  * GBM's usage flags as usage atoms on the devices that need them:
  *
- *   RENDERING, FRONT_RENDERING  render target on every API of the GPU
  *   (always)                    sampled on every API of the GPU: a GBM
  *                               buffer is one the GPU can at least read
+ *   RENDERING, FRONT_RENDERING  render target on every API of the GPU;
+ *   (implied)                   without them too, unless the format
+ *                               cannot be rendered (request_implied_...)
  *   WRITE, CURSOR               CPU writes (often) on the allocating device
  *   LINEAR                      pitch linear only; CPU reads and writes
  *                               (rarely), since linear buffers get mapped
- *   SCANOUT / CURSOR            scanout / cursor plane on the display
+ *   SCANOUT / CURSOR            scanout / cursor plane on the display;
+ *                               a hint where there is none (render
+ *                               nodes, /dev/null), as with Mesa
  *   PROTECTED                   protected on every device
  *
  * "Every API of the GPU" means every one whose driver takes the format at
@@ -73,8 +77,10 @@ static int copy_modifiers(struct uda_gbm_device *device, const uint64_t *modifie
 {
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < count; i++) {
-		/* INVALID in a list means "an implicit layout is fine too":
-		 * with nothing else listed, the list says nothing. */
+		/* INVALID in a list means "an implicit layout is fine too".
+		 * Alone it is refused, as Mesa refuses it: callers (wlroots)
+		 * fall back to a plain gbm_bo_create on that failure, and a
+		 * success would tell them a modifier they cannot pass on. */
 		if (modifiers[i] == DRM_FORMAT_MOD_INVALID)
 			continue;
 		if (kept == UDA_MAX_FILTER_MODIFIERS) {
@@ -83,15 +89,20 @@ static int copy_modifiers(struct uda_gbm_device *device, const uint64_t *modifie
 		}
 		request->modifiers[kept++] = modifiers[i];
 	}
+	if (count && !kept) {
+		uda_gbm_log(device, UDA_LOG_INFO, "a modifier list of DRM_FORMAT_MOD_INVALID alone");
+		return EINVAL;
+	}
 	request->filter.modifier_count = kept;
 	return 0;
 }
 
-int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t height, uint32_t format,
-                         uint32_t flags, const uint64_t *modifiers, uint32_t modifier_count,
-                         struct uda_gbm_request *request)
+static int request_init(struct uda_gbm_device *device, uint32_t width, uint32_t height, uint32_t format,
+                        uint32_t flags, const uint64_t *modifiers, uint32_t modifier_count, bool imply_rendering,
+                        struct uda_gbm_request *request)
 {
 	memset(request, 0, sizeof(*request));
+	request->args = (struct uda_gbm_request_args){width, height, format, flags, modifiers, modifier_count};
 	if (flags & ~UDA_GBM_KNOWN_FLAGS) {
 		uda_gbm_log(device, UDA_LOG_INFO, "unknown usage flags 0x%x", flags & ~UDA_GBM_KNOWN_FLAGS);
 		return EINVAL;
@@ -101,10 +112,13 @@ int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t
 		return EINVAL;
 	}
 	if ((flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR)) && !device->display) {
-		uda_gbm_log(device, UDA_LOG_INFO,
-		            "scanout and cursor buffers need the display's DRM device, and %s",
+		/* Mesa's backend takes scanout for a layout hint on render
+		 * nodes, and headless and nested compositors ask for it on
+		 * every buffer (libgbm's gbm_bo_create_with_modifiers adds it
+		 * itself): nothing to negotiate with, so the GPU decides. */
+		uda_gbm_log(device, UDA_LOG_DEBUG, "scanout and cursor usage left out: %s",
 		            device->fd_is_drm ? "no uda backend drives this DRM node" : "the fd is no DRM node");
-		return ENODEV;
+		flags &= ~(uint32_t)(GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR);
 	}
 
 	request->assertion = (uda_assertion){UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, format, 0};
@@ -121,7 +135,9 @@ int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t
 	request->info = (uda_negotiation_info){UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &request->filter,
 	                                       &request->assertion, 0, request->devices};
 
-	const bool render = flags & (GBM_BO_USE_RENDERING | GBM_BO_USE_FRONT_RENDERING);
+	const bool asked_to_render = flags & (GBM_BO_USE_RENDERING | GBM_BO_USE_FRONT_RENDERING);
+	request->rendering_implied = imply_rendering && !asked_to_render;
+	const bool render = asked_to_render || request->rendering_implied;
 	for (uint32_t r = 0; r < device->render_count; r++) {
 		if (r > 0 && !takes_format(device, device->render[0], device->render[r], &request->assertion))
 			continue;
@@ -150,4 +166,30 @@ int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t
 			add_atom(request, i, UDA_USAGE_PROTECTED, NULL);
 	}
 	return 0;
+}
+
+int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t height, uint32_t format,
+                         uint32_t flags, const uint64_t *modifiers, uint32_t modifier_count,
+                         struct uda_gbm_request *request)
+{
+	return request_init(device, width, height, format, flags, modifiers, modifier_count, true, request);
+}
+
+/* Mesa's buffers can always be rendered to, whatever the flags said (its
+ * images are render targets by default), and GBM's callers count on it:
+ * libgbm's own gbm_bo_create_with_modifiers asks for SCANOUT alone, yet
+ * compositors render into those buffers. Rendering is therefore asked
+ * for, and given up only for a format no API of the GPU can render. */
+uda_result uda_gbm_request_run(struct uda_gbm_device *device, struct uda_gbm_request *request,
+                               uda_result (*attempt)(struct uda_gbm_request *request, void *data), void *data)
+{
+	uda_result result = attempt(request, data);
+	if (!request->rendering_implied || (result != UDA_ERROR_INCOMPATIBLE && result != UDA_ERROR_UNSUPPORTED))
+		return result;
+	struct uda_gbm_request_args args = request->args;
+	if (request_init(device, args.width, args.height, args.format, args.flags, args.modifiers,
+	                 args.modifier_count, false, request) != 0)
+		return result;
+	uda_gbm_log(device, UDA_LOG_DEBUG, "format 0x%08x cannot be rendered: sampled only", args.format);
+	return attempt(request, data);
 }

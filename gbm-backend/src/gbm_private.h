@@ -92,7 +92,17 @@ int uda_gbm_device_select(struct uda_gbm_device *device, int fd);
 	 GBM_BO_USE_PROTECTED | GBM_BO_USE_FRONT_RENDERING)
 #define UDA_GBM_MAX_ATOMS 6u
 
+/* What a request was made of, to make it again. */
+struct uda_gbm_request_args {
+	uint32_t width, height, format, flags;
+	const uint64_t *modifiers;
+	uint32_t modifier_count;
+};
+
 struct uda_gbm_request {
+	struct uda_gbm_request_args args;
+	/* RENDER_TARGET asked for though the flags did not (bo_request.c). */
+	bool rendering_implied;
 	uda_assertion assertion;
 	uda_device_usage devices[UDA_GBM_MAX_RENDER_DEVICES + 1];
 	uda_usage usages[UDA_GBM_MAX_RENDER_DEVICES + 1];
@@ -108,6 +118,12 @@ struct uda_gbm_request {
 int uda_gbm_request_init(struct uda_gbm_device *device, uint32_t width, uint32_t height, uint32_t format,
                          uint32_t flags, const uint64_t *modifiers, uint32_t modifier_count,
                          struct uda_gbm_request *request);
+/* Runs `attempt` (a negotiation, an allocation, a surface's creation) on
+ * an initialized request; if rendering was only implied and the devices
+ * cannot render the format, again on the request without it. The
+ * modifiers given to init must still be valid. */
+uda_result uda_gbm_request_run(struct uda_gbm_device *device, struct uda_gbm_request *request,
+                               uda_result (*attempt)(struct uda_gbm_request *request, void *data), void *data);
 
 /* bo.c */
 /* Wraps an allocation as a BO; NULL with errno set on failure. Without a

@@ -41,6 +41,22 @@ bool uda_gbm_surface_is_ours(const struct gbm_surface *surface)
 	return surface && uda_gbm_device_is_ours(surface->gbm);
 }
 
+static uda_result create_queue(struct uda_gbm_request *request, void *out_surface)
+{
+	const uda_surface_create_info info = {
+		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
+		.next = &request->filter,
+		.width = request->assertion.width,
+		.height = request->assertion.height,
+		.format = request->assertion.format,
+		.device_count = request->info.device_count,
+		.devices = request->devices,
+		.buffer_count = SURFACE_BUFFERS,
+		.present_mode = UDA_PRESENT_MODE_FIFO,
+	};
+	return uda_surface_create(uda_device_get_context(request->devices[0].device), &info, out_surface);
+}
+
 struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t width, uint32_t height, uint32_t format,
                                            uint32_t flags, const uint64_t *modifiers, const unsigned count)
 {
@@ -62,20 +78,9 @@ struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t widt
 		errno = ENOMEM;
 		return NULL;
 	}
-	const uda_surface_create_info info = {
-		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
-		.next = &request.filter,
-		.width = width,
-		.height = height,
-		.format = format,
-		.device_count = request.info.device_count,
-		.devices = request.devices,
-		.buffer_count = SURFACE_BUFFERS,
-		.present_mode = UDA_PRESENT_MODE_FIFO,
-	};
 	/* Negotiates and allocates the first buffer: an impossible surface
 	 * fails here, as with Mesa's backend. */
-	uda_result result = uda_surface_create(device->ctx, &info, &surface->surface);
+	uda_result result = uda_gbm_request_run(device, &request, create_queue, &surface->surface);
 	if (result != UDA_SUCCESS) {
 		uda_gbm_log(device, UDA_LOG_INFO, "gbm_surface_create: %s", uda_context_get_error(device->ctx));
 		free(surface->modifiers);
