@@ -248,7 +248,9 @@ EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *
 	/* Window and pixmap surfaces are rendered through pbuffers: ask the
 	 * driver for those, then keep the configs that map to a format.
 	 * Native-visual attributes are ours to match. */
-	EGLint internal[MAX_CONFIG_ATTRIBS * 2 + 1];
+	/* Room for the caller's pairs, the EGL_SURFACE_TYPE pair added
+	 * below, and EGL_NONE. */
+	EGLint internal[MAX_CONFIG_ATTRIBS * 2 + 3];
 	EGLint n = 0;
 	bool wants_native = false, has_surface_type = false;
 	EGLint visual = EGL_DONT_CARE;

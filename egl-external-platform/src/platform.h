@@ -173,7 +173,9 @@ struct platform_surface {
 	int release_fence;
 	/* The config's, for the depth/stencil a direct target needs. */
 	EGLint depth_size, stencil_size;
-	uint64_t swap_count;
+	/* Frames swapped out of the internal pbuffer since it was made: on
+	 * the copy path, what its content is worth (EGL_BUFFER_AGE_EXT). */
+	uint64_t pbuffer_frames;
 	struct gl_target targets[PLATFORM_MAX_TARGETS];
 	uint32_t target_count;
 };

@@ -522,20 +522,43 @@ static void follow_buffer_size(struct platform_surface *surface, uint32_t width,
 	surface->internal = replacement;
 	surface->width = width;
 	surface->height = height;
+	surface->pbuffer_frames = 0; /* undefined content: age 0 */
 	pthread_mutex_unlock(&platform->lock);
 }
 
-/* EGL's damage rects count rows from the bottom; uda's from the top. */
+/* Whether every rect has a size of zero or more (EGL_KHR_swap_buffers_
+ * with_damage: EGL_BAD_PARAMETER otherwise). */
+static bool damage_is_valid(const EGLint *rects, EGLint count)
+{
+	for (EGLint i = 0; i < count; i++) {
+		if (rects[i * 4 + 2] < 0 || rects[i * 4 + 3] < 0)
+			return false;
+	}
+	return true;
+}
+
+/* EGL's damage rects count rows from the bottom; uda's from the top.
+ * Rects are clipped to the surface (EGL allows any); more than the queue
+ * carries, or none left, mean the whole surface. */
 static uint32_t convert_damage(const struct platform_surface *surface, const EGLint *rects, EGLint count,
                                uda_rect *out)
 {
 	if (!rects || count <= 0 || (uint32_t)count > UDA_SURFACE_MAX_DAMAGE_RECTS)
 		return 0;
+	const int64_t width = surface->width, height = surface->height;
+	uint32_t kept = 0;
 	for (EGLint i = 0; i < count; i++) {
 		const EGLint *r = &rects[i * 4];
-		out[i] = (uda_rect){r[0], (int32_t)surface->height - r[1] - r[3], r[2], r[3]};
+		int64_t x0 = r[0], x1 = (int64_t)r[0] + r[2];
+		int64_t y0 = height - ((int64_t)r[1] + r[3]), y1 = height - (int64_t)r[1];
+		x0 = x0 < 0 ? 0 : x0;
+		y0 = y0 < 0 ? 0 : y0;
+		x1 = x1 > width ? width : x1;
+		y1 = y1 > height ? height : y1;
+		if (x1 > x0 && y1 > y0)
+			out[kept++] = (uda_rect){(int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0)};
 	}
-	return (uint32_t)count;
+	return kept;
 }
 
 static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *rects, EGLint count)
@@ -579,11 +602,17 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 		platform->gl.Finish();
 	uda_rect damage[UDA_SURFACE_MAX_DAMAGE_RECTS];
 	uint32_t damage_count = convert_damage(surface, rects, count, damage);
-	uda_surface_queue_fenced(window, buffer.buffer_id, damage, damage_count, acquire_fence);
+	if (uda_surface_queue_fenced(window, buffer.buffer_id, damage, damage_count, acquire_fence) != UDA_SUCCESS) {
+		/* Not queued (the fence was taken all the same): the buffer
+		 * stays held, and the next swap hands it over again. */
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame was not queued: %s",
+		                   uda_context_get_error(uda_surface_get_context(window)));
+		return EGL_FALSE;
+	}
 	pthread_mutex_lock(&platform->lock);
 	surface->held = false;
 	forget_release(surface);
-	surface->swap_count++;
+	surface->pbuffer_frames++;
 	pthread_mutex_unlock(&platform->lock);
 
 	/* The next frame's buffer: waits here while the consumer holds all
@@ -622,7 +651,7 @@ static EGLBoolean swap(EGLDisplay dpy, EGLSurface handle, const EGLint *rects, E
 			return platform->egl.SwapBuffersWithDamageKHR(display->internal, handle, (EGLint *)rects, count);
 		return platform->egl.SwapBuffers(display->internal, handle);
 	}
-	if (count < 0 || (count > 0 && !rects)) {
+	if (count < 0 || (count > 0 && !rects) || (rects && !damage_is_valid(rects, count))) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "eglSwapBuffersWithDamage: bad rects");
 		return EGL_FALSE;
 	}
@@ -679,7 +708,7 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 	}
 	pthread_mutex_lock(&platform->lock);
 	EGLint width = (EGLint)surface->width, height = (EGLint)surface->height;
-	uint64_t swaps = surface->swap_count;
+	uint64_t pbuffer_frames = surface->pbuffer_frames;
 	pthread_mutex_unlock(&platform->lock);
 	switch (attribute) {
 	case EGL_WIDTH:
@@ -691,11 +720,11 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 	case EGL_BUFFER_AGE_EXT:
 		/* Direct: the held buffer's own age. Copy: GL draws into the
 		 * same pbuffer every frame, which after a swap holds the
-		 * previous frame. */
+		 * previous frame, unless a resize replaced it. */
 		if (surface->direct)
 			*value = surface->held ? (EGLint)surface->buffer.age : 0;
 		else
-			*value = surface->kind == PLATFORM_SURFACE_WINDOW && swaps ? 1 : 0;
+			*value = surface->kind == PLATFORM_SURFACE_WINDOW && pbuffer_frames ? 1 : 0;
 		return EGL_TRUE;
 	case EGL_SWAP_BEHAVIOR:
 		*value = EGL_BUFFER_DESTROYED;

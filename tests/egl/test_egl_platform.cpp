@@ -14,12 +14,14 @@
 #include <GLES3/gl3.h>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 #include <drm_fourcc.h>
 #include <string>
 
@@ -626,6 +628,61 @@ TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
 	EXPECT_EQ(frame.damage[0].y, static_cast<int32_t>(kHeight - 8));
 	EXPECT_EQ(frame.damage[0].height, 8);
 	ASSERT_EQ(uda_surface_release(window, frame.buffer_id), UDA_SUCCESS);
+
+	// A rect of negative size is EGL_BAD_PARAMETER and queues nothing;
+	// the next swaps go on as if it never came.
+	draw_frame(2, kWidth, kHeight);
+	EGLint negative[4] = {0, 0, -1, 8};
+	EXPECT_FALSE(swap_with_damage(display, surface, negative, 1));
+	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
+	EXPECT_EQ(uda_surface_acquire(window, 0, &frame), UDA_ERROR_TIMEOUT);
+	// Rects far outside the surface (EGL allows them) are clipped, with
+	// no arithmetic overflow on the way; nothing left means everything.
+	EGLint outside[8] = {0, INT32_MAX - 4, 16, INT32_MAX, -16, 0, INT32_MAX, 4};
+	ASSERT_TRUE(swap_with_damage(display, surface, outside, 2)) << std::hex << eglGetError();
+	ASSERT_EQ(uda_surface_acquire(window, 0, &frame), UDA_SUCCESS);
+	ASSERT_EQ(frame.damage_count, 1u) << "the first rect is wholly above the surface";
+	EXPECT_EQ(frame.damage[0].x, 0);
+	EXPECT_EQ(frame.damage[0].y, static_cast<int32_t>(kHeight - 4));
+	EXPECT_EQ(frame.damage[0].width, static_cast<int32_t>(kWidth));
+	EXPECT_EQ(frame.damage[0].height, 4);
+	ASSERT_EQ(uda_surface_release(window, frame.buffer_id), UDA_SUCCESS);
+	draw_frame(3, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	expect_frame(3, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// A damage-tracking client redraws what EGL_BUFFER_AGE_EXT says is stale:
+// the first buffer of a new size holds nothing it drew, on either path.
+TEST_F(EglPlatform, BufferAgeStartsOverAfterAResize)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	EGLint age = -1;
+	// A consumer that gives frames back at once: drawn buffers come back.
+	for (uint32_t frame = 1; frame <= 2; frame++) {
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+		uda_surface_frame shown = {};
+		ASSERT_EQ(uda_surface_acquire(window, 0, &shown), UDA_SUCCESS);
+		ASSERT_EQ(uda_surface_release(window, shown.buffer_id), UDA_SUCCESS);
+	}
+	draw_frame(3, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	ASSERT_TRUE(eglQuerySurface(display, surface, EGL_BUFFER_AGE_EXT, &age));
+	EXPECT_GT(age, 0) << "frames were drawn at this size";
+
+	ASSERT_EQ(uda_surface_resize(window, kWidth + 16, kHeight + 8), UDA_SUCCESS);
+	draw_frame(4, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)); // the next buffer is the new size
+	ASSERT_TRUE(eglQuerySurface(display, surface, EGL_BUFFER_AGE_EXT, &age));
+	EXPECT_EQ(age, 0);
+	expect_frame(3, kWidth, kHeight);
+	expect_frame(4, kWidth, kHeight);
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
@@ -706,6 +763,22 @@ TEST_F(EglPlatform, ImageOfAVulkanAllocationSamplesItsPixels)
 
 TEST_F(EglPlatform, BadInputGivesEglErrorsNotCrashes)
 {
+	// As many attribute pairs as eglChooseConfig takes, none of them the
+	// surface type the platform adds: no overrun of its own list.
+	std::vector<EGLint> many;
+	for (int i = 0; i < 128; i++) {
+		many.push_back(EGL_RED_SIZE);
+		many.push_back(8);
+	}
+	many.push_back(EGL_NONE);
+	EGLConfig some = nullptr;
+	EGLint found = 0;
+	EXPECT_TRUE(eglChooseConfig(display, many.data(), &some, 1, &found)) << std::hex << eglGetError();
+	EXPECT_EQ(found, 1);
+	many.insert(many.end() - 1, {EGL_GREEN_SIZE, 8});
+	EXPECT_FALSE(eglChooseConfig(display, many.data(), &some, 1, &found));
+	EXPECT_EQ(eglGetError(), EGL_BAD_ATTRIBUTE);
+
 	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_UDA, nullptr, nullptr), EGL_NO_DISPLAY);
 	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
 	const EGLAttrib display_attribs[] = {EGL_DEVICE_EXT, 0, EGL_NONE};
