@@ -798,9 +798,18 @@ EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, E
 	struct platform_surface *previous = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
 	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_store(previous);
+	struct platform_surface *was_direct = direct_current.surface;
 	hook_release_current();
-	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context))
+	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context)) {
+		/* A failed call changes nothing (EGL 1.5, 3.7.3): the surface
+		 * still current renders into its buffer again. The driver's
+		 * error is kept for the application past the calls that takes. */
+		EGLint error = platform->egl.GetError();
+		if (was_direct && find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW)) == was_direct)
+			direct_begin(was_direct);
+		platform_set_error(platform, error, "eglMakeCurrent: the driver refused (0x%x)", (unsigned)error);
 		return EGL_FALSE;
+	}
 	if (next_draw && next_draw->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_load(next_draw);
 	if (next_draw && next_draw->direct && context != EGL_NO_CONTEXT && (!next_read || next_read == next_draw))

@@ -647,6 +647,7 @@ TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
 	EXPECT_EQ(frame.damage[0].width, static_cast<int32_t>(kWidth));
 	EXPECT_EQ(frame.damage[0].height, 4);
 	ASSERT_EQ(uda_surface_release(window, frame.buffer_id), UDA_SUCCESS);
+	EXPECT_EQ(eglGetCurrentSurface(EGL_DRAW), surface);
 	draw_frame(3, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 	expect_frame(3, kWidth, kHeight);
@@ -683,6 +684,37 @@ TEST_F(EglPlatform, BufferAgeStartsOverAfterAResize)
 	EXPECT_EQ(age, 0);
 	expect_frame(3, kWidth, kHeight);
 	expect_frame(4, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// EGL: a failed eglMakeCurrent changes nothing. The window stays current
+// and keeps rendering where it did, and the application's own uda GL calls
+// on the thread (imports, which switch contexts and back) still work.
+TEST_F(EglPlatform, AFailedMakeCurrentChangesNothing)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(1, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+
+	uint64_t not_a_context[4] = {};
+	EXPECT_FALSE(eglMakeCurrent(display, surface, surface, reinterpret_cast<EGLContext>(not_a_context)));
+	EXPECT_EQ(eglGetError(), EGL_BAD_CONTEXT);
+	EXPECT_EQ(eglGetCurrentContext(), context);
+	EXPECT_EQ(eglGetCurrentSurface(EGL_DRAW), surface);
+	draw_frame(2, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	// The consumer's imports run on this thread while the window is
+	// current (its reads then leave no context current).
+	expect_frame(1, kWidth, kHeight);
+	expect_frame(2, kWidth, kHeight);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(3, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	expect_frame(3, kWidth, kHeight);
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
