@@ -469,6 +469,16 @@ static struct platform_surface *unlink_surface(struct platform_display *display,
 
 static void pixmap_store(struct platform_surface *surface);
 
+/* Before a surface goes: a pixmap current on this thread writes its
+ * content back, and framebuffer 0 stops standing for a window's buffer. */
+static void surface_let_go(struct platform_surface *surface)
+{
+	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(surface);
+	if (direct_current.surface == surface)
+		hook_release_current();
+}
+
 EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
 {
 	struct platform_display *display = platform_display_get(dpy, true);
@@ -477,10 +487,7 @@ EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
 	struct platform_surface *surface = unlink_surface(display, handle);
 	if (!surface)
 		return display->platform->egl.DestroySurface(display->internal, handle);
-	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
-		pixmap_store(surface);
-	if (direct_current.surface == surface)
-		hook_release_current();
+	surface_let_go(surface);
 	surface_free(surface);
 	return EGL_TRUE;
 }
@@ -491,8 +498,13 @@ void platform_surface_destroy_all(struct platform_display *display)
 	struct platform_surface *surfaces = display->surfaces;
 	display->surfaces = NULL;
 	pthread_mutex_unlock(&display->platform->lock);
+	/* From eglTerminate (or the driver's unload, where the platform is
+	 * gone already and nothing is written back). */
+	const bool terminating = platform_current() != NULL;
 	while (surfaces) {
 		struct platform_surface *next = surfaces->next;
+		if (terminating)
+			surface_let_go(surfaces);
 		surface_free(surfaces);
 		surfaces = next;
 	}
@@ -780,7 +792,10 @@ static void pixmap_store(struct platform_surface *surface)
 
 EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context)
 {
-	struct platform_display *display = platform_display_get(dpy, true);
+	/* Letting go of everything works on a terminated display too (EGL
+	 * 1.5, 3.7.3): how a context current at eglTerminate is released. */
+	const bool releasing = draw == EGL_NO_SURFACE && read == EGL_NO_SURFACE && context == EGL_NO_CONTEXT;
+	struct platform_display *display = platform_display_get(dpy, !releasing);
 	if (!display)
 		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;

@@ -719,6 +719,37 @@ TEST_F(EglPlatform, AFailedMakeCurrentChangesNothing)
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
 
+// eglTerminate with a window still current: the context is released
+// afterwards with the all-EGL_NO_* eglMakeCurrent that EGL allows on a
+// terminated display, and the display initializes again.
+TEST_F(EglPlatform, TerminateWithAWindowStillCurrent)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(1, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	draw_frame(2, kWidth, kHeight);
+	ASSERT_TRUE(eglTerminate(display));
+	EXPECT_FALSE(eglMakeCurrent(display, surface, surface, context));
+	EXPECT_EQ(eglGetError(), EGL_NOT_INITIALIZED);
+	EXPECT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT)) << std::hex << eglGetError();
+	EXPECT_EQ(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	expect_frame(1, kWidth, kHeight);
+
+	EGLint major = 0, minor = 0;
+	ASSERT_TRUE(eglInitialize(display, &major, &minor));
+	surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE) << "the uda_surface is free again" << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	draw_frame(3, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	expect_frame(3, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
 TEST_F(EglPlatform, PixmapSurfaceRendersIntoAVulkanAllocation)
 {
 	AllocationPtr allocation = allocate_image();
