@@ -245,6 +245,26 @@ struct gl_target *gl_target_get(struct platform_display *display, struct gl_targ
 	return target;
 }
 
+void gl_target_release_other_sizes(struct platform_display *display, struct gl_target *targets, uint32_t *count,
+                                   uint32_t width, uint32_t height)
+{
+	EGLContext current = display->platform->egl.GetCurrentContext();
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < *count; i++) {
+		struct gl_target *target = &targets[i];
+		if ((target->width != width || target->height != height) && target->context == current) {
+			gl_target_release(display, target);
+			continue;
+		}
+		if (kept != i) {
+			targets[kept] = *target;
+			memset(target, 0, sizeof(*target));
+		}
+		kept++;
+	}
+	*count = kept;
+}
+
 struct saved_blit_state {
 	GLint draw_framebuffer, read_framebuffer, read_buffer;
 	GLboolean scissor, discard;

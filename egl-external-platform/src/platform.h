@@ -294,6 +294,11 @@ bool gl_has_flip_y(struct uda_platform *platform);
 /* Frees what needs no context, and the GL names when their context is
  * current on this thread. */
 void gl_target_release(struct platform_display *display, struct gl_target *target);
+/* Releases the current context's targets of another size than width x
+ * height (their buffers are retired, and their imports keep the memory),
+ * compacting the array. None of them may be bound. */
+void gl_target_release_other_sizes(struct platform_display *display, struct gl_target *targets, uint32_t *count,
+                                   uint32_t width, uint32_t height);
 /* Copies the current draw surface (framebuffer 0) into the target,
  * flipping rows so the buffer's first row is the image's top, as
  * consumers of window buffers expect; GL state left as found. */

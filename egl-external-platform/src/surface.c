@@ -648,6 +648,10 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 		wait_for_release(surface);
 		direct_current.framebuffer = next->framebuffer;
 	}
+	/* After a resize, what rendered into buffers of the old size is no
+	 * longer bound anywhere: its imports go, and the memory with them. */
+	gl_target_release_other_sizes(display, surface->targets, &surface->target_count, surface->buffer.width,
+	                              surface->buffer.height);
 	return EGL_TRUE;
 }
 

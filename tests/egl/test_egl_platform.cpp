@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -746,6 +747,54 @@ TEST_F(EglPlatform, TerminateWithAWindowStillCurrent)
 	draw_frame(3, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 	expect_frame(3, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
+// Memory mappings of memfds: on lavapipe/llvmpipe every allocation and
+// every GL import of one maps it, which makes live imports countable.
+int memfd_mapping_count()
+{
+	FILE *maps = std::fopen("/proc/self/maps", "r");
+	if (!maps)
+		return -1;
+	char line[512];
+	int count = 0;
+	while (std::fgets(line, sizeof(line), maps))
+		count += std::strstr(line, "/memfd:") != nullptr;
+	std::fclose(maps);
+	return count;
+}
+
+// Resizing back and forth leaves no imports of retired buffers behind
+// (each would keep its buffer's memory alive).
+TEST_F(EglPlatform, ResizesLeaveNoImportsOfRetiredBuffersBehind)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+	auto cycle = [&](uint32_t frames, uint32_t width, uint32_t height) {
+		for (uint32_t frame = 0; frame < frames; frame++) {
+			draw_frame(frame + 1, width, height);
+			ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+			uda_surface_frame shown = {};
+			ASSERT_EQ(uda_surface_acquire(window, 0, &shown), UDA_SUCCESS);
+			ASSERT_EQ(uda_surface_release(window, shown.buffer_id), UDA_SUCCESS);
+		}
+	};
+	cycle(8, kWidth, kHeight);
+	const int steady = memfd_mapping_count();
+	for (uint32_t round = 0; round < 6; round++) {
+		const uint32_t width = kWidth + 8 * (round % 2 + 1), height = kHeight + 4 * (round % 2 + 1);
+		ASSERT_EQ(uda_surface_resize(window, width, height), UDA_SUCCESS);
+		cycle(1, kWidth, kHeight);
+		cycle(8, width, height);
+	}
+	ASSERT_EQ(uda_surface_resize(window, kWidth, kHeight), UDA_SUCCESS);
+	cycle(1, kWidth, kHeight);
+	cycle(8, kWidth, kHeight);
+	EXPECT_LE(memfd_mapping_count(), steady) << "back at the first size, with as many buffers";
 	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
