@@ -147,19 +147,24 @@ EGLBoolean hook_initialize(EGLDisplay dpy, EGLint *major, EGLint *minor)
 		                   platform->egl.GetError());
 		return EGL_FALSE;
 	}
+	/* The driver is asked outside the platform's lock: a driver that
+	 * calls the platform's exports under a lock of its own must not meet
+	 * ours taken the other way round. */
+	const char *internal = platform->egl.QueryString(display->internal, EGL_EXTENSIONS);
+	size_t length = internal ? strlen(internal) : 0;
+	static const char ours[] = "EGL_UDA_image_allocation";
+	char *extensions = malloc(length + sizeof(ours) + 1);
+	if (extensions)
+		snprintf(extensions, length + sizeof(ours) + 1, "%s%s%s", internal ? internal : "", length ? " " : "", ours);
 	pthread_mutex_lock(&platform->lock);
 	if (!display->initialized) {
 		free(display->extensions);
-		const char *internal = platform->egl.QueryString(display->internal, EGL_EXTENSIONS);
-		size_t length = internal ? strlen(internal) : 0;
-		static const char ours[] = "EGL_UDA_image_allocation";
-		display->extensions = malloc(length + sizeof(ours) + 1);
-		if (display->extensions)
-			snprintf(display->extensions, length + sizeof(ours) + 1, "%s%s%s", internal ? internal : "",
-			         length ? " " : "", ours);
+		display->extensions = extensions;
+		extensions = NULL;
 	}
 	display->initialized = true;
 	pthread_mutex_unlock(&platform->lock);
+	free(extensions);
 	if (major)
 		*major = internal_major;
 	if (minor)

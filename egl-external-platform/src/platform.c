@@ -120,45 +120,53 @@ static bool load_egl(struct uda_platform *platform)
 bool platform_load_gl(struct uda_platform *platform)
 {
 	pthread_mutex_lock(&platform->lock);
-	if (!platform->gl_loaded) {
-		PEGLEXTFNGETPROCADDRESS get = platform->driver.getProcAddress;
-		struct platform_gl *gl = &platform->gl;
-#define LOAD(name) gl->name = (void *)get("gl" #name)
-		LOAD(GetError);
-		LOAD(GetIntegerv);
-		LOAD(IsEnabled);
-		LOAD(Enable);
-		LOAD(Disable);
-		LOAD(BindFramebuffer);
-		LOAD(BlitFramebuffer);
-		LOAD(ReadBuffer);
-		LOAD(GenTextures);
-		LOAD(DeleteTextures);
-		LOAD(BindTexture);
-		LOAD(GenFramebuffers);
-		LOAD(DeleteFramebuffers);
-		LOAD(FramebufferTexture2D);
-		LOAD(CheckFramebufferStatus);
-		LOAD(EGLImageTargetTexture2DOES);
-		LOAD(Finish);
-		LOAD(Flush);
-		LOAD(GetStringi);
-		LOAD(GenRenderbuffers);
-		LOAD(DeleteRenderbuffers);
-		LOAD(BindRenderbuffer);
-		LOAD(RenderbufferStorage);
-		LOAD(FramebufferRenderbuffer);
-		LOAD(FramebufferParameteriMESA);
-#undef LOAD
-		platform->gl_loaded = gl->GetError && gl->GetIntegerv && gl->IsEnabled && gl->Enable && gl->Disable &&
-		                      gl->BindFramebuffer && gl->BlitFramebuffer && gl->ReadBuffer && gl->GenTextures &&
-		                      gl->DeleteTextures && gl->BindTexture && gl->GenFramebuffers &&
-		                      gl->DeleteFramebuffers && gl->FramebufferTexture2D && gl->CheckFramebufferStatus &&
-		                      gl->EGLImageTargetTexture2DOES && gl->Finish && gl->GetStringi &&
-		                      gl->GenRenderbuffers && gl->DeleteRenderbuffers && gl->BindRenderbuffer &&
-		                      gl->RenderbufferStorage && gl->FramebufferRenderbuffer;
-	}
 	bool loaded_ok = platform->gl_loaded;
+	pthread_mutex_unlock(&platform->lock);
+	if (loaded_ok)
+		return true;
+	/* Asked outside the platform's lock, like every call into the
+	 * driver: a driver may call the platform's exports under its own. */
+	PEGLEXTFNGETPROCADDRESS get = platform->driver.getProcAddress;
+	struct platform_gl loading = {0}, *gl = &loading;
+#define LOAD(name) gl->name = (void *)get("gl" #name)
+	LOAD(GetError);
+	LOAD(GetIntegerv);
+	LOAD(IsEnabled);
+	LOAD(Enable);
+	LOAD(Disable);
+	LOAD(BindFramebuffer);
+	LOAD(BlitFramebuffer);
+	LOAD(ReadBuffer);
+	LOAD(GenTextures);
+	LOAD(DeleteTextures);
+	LOAD(BindTexture);
+	LOAD(GenFramebuffers);
+	LOAD(DeleteFramebuffers);
+	LOAD(FramebufferTexture2D);
+	LOAD(CheckFramebufferStatus);
+	LOAD(EGLImageTargetTexture2DOES);
+	LOAD(Finish);
+	LOAD(Flush);
+	LOAD(GetStringi);
+	LOAD(GenRenderbuffers);
+	LOAD(DeleteRenderbuffers);
+	LOAD(BindRenderbuffer);
+	LOAD(RenderbufferStorage);
+	LOAD(FramebufferRenderbuffer);
+	LOAD(FramebufferParameteriMESA);
+#undef LOAD
+	const bool complete = gl->GetError && gl->GetIntegerv && gl->IsEnabled && gl->Enable && gl->Disable &&
+	                      gl->BindFramebuffer && gl->BlitFramebuffer && gl->ReadBuffer && gl->GenTextures &&
+	                      gl->DeleteTextures && gl->BindTexture && gl->GenFramebuffers && gl->DeleteFramebuffers &&
+	                      gl->FramebufferTexture2D && gl->CheckFramebufferStatus && gl->EGLImageTargetTexture2DOES &&
+	                      gl->Finish && gl->GetStringi && gl->GenRenderbuffers && gl->DeleteRenderbuffers &&
+	                      gl->BindRenderbuffer && gl->RenderbufferStorage && gl->FramebufferRenderbuffer;
+	pthread_mutex_lock(&platform->lock);
+	if (!platform->gl_loaded && complete) {
+		platform->gl = loading;
+		platform->gl_loaded = true;
+	}
+	loaded_ok = platform->gl_loaded;
 	pthread_mutex_unlock(&platform->lock);
 	return loaded_ok;
 }
