@@ -126,7 +126,7 @@ void platform_display_destroy_all(struct uda_platform *platform)
 	while (platform->displays) {
 		struct platform_display *display = platform->displays;
 		platform->displays = display->next;
-		platform_surface_destroy_all(display);
+		platform_surface_destroy_all(display, true);
 		platform_image_destroy_all(display);
 		free(display->extensions);
 		free(display);
@@ -180,7 +180,7 @@ EGLBoolean hook_terminate(EGLDisplay dpy)
 	struct platform_display *display = platform_display_get(dpy, false);
 	if (!display)
 		return EGL_FALSE;
-	platform_surface_destroy_all(display);
+	platform_surface_destroy_all(display, false);
 	platform_image_destroy_all(display);
 	pthread_mutex_lock(&display->platform->lock);
 	display->initialized = false;

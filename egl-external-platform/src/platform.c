@@ -201,7 +201,7 @@ static const struct hook {
 	{"eglWaitClient", (void *)hook_wait_client},
 	{"eglWaitGL", (void *)hook_wait_gl},
 	{"udaPlatformDefaultFramebuffer", (void *)hook_default_framebuffer},
-	{"udaPlatformReleaseCurrent", (void *)hook_release_current},
+	{"udaPlatformReleaseCurrent", (void *)hook_leave_display},
 };
 
 static int compare_hook(const void *key, const void *element)

@@ -145,6 +145,15 @@ enum platform_surface_kind {
 struct platform_surface {
 	struct platform_display *display;
 	struct platform_surface *next;
+	/* Under the platform's lock. The display's list holds one until
+	 * eglDestroySurface, each thread it is current on one (EGL defers a
+	 * current surface's deletion until no thread has it current), each
+	 * hook working with it one for the call. Freed at zero. */
+	unsigned references;
+	/* eglDestroySurface was called: the handle is no longer valid, the
+	 * surface stays in the list (its uda_surface still taken) until the
+	 * last reference goes. */
+	bool destroyed;
 	enum platform_surface_kind kind;
 	EGLConfig config;
 	/* What GL renders into; handed to the buffers at swap (window) or
@@ -237,7 +246,8 @@ EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *
 EGLBoolean hook_get_config_attrib(EGLDisplay dpy, EGLConfig config, EGLint attribute, EGLint *value);
 
 /* surface.c */
-struct platform_surface *platform_surface_find(struct platform_display *display, EGLSurface handle);
+struct platform_surface *platform_surface_get(struct platform_display *display, EGLSurface handle);
+void platform_surface_put(struct platform_surface *surface);
 EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
                                                const EGLAttrib *attribs);
 EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
@@ -263,8 +273,12 @@ EGLBoolean hook_wait_gl(void);
  * framebuffer 0 on this thread (0: none), and giving framebuffer 0 back
  * before the host switches the thread to another display. */
 GLuint hook_default_framebuffer(void);
+void hook_leave_display(void);
 void hook_release_current(void);
-void platform_surface_destroy_all(struct platform_display *display);
+/* eglTerminate: every surface destroyed (those current somewhere go when
+ * their threads let go). `unloading`: the driver unloads the platform,
+ * everything goes now. */
+void platform_surface_destroy_all(struct platform_display *display, bool unloading);
 void *platform_surface_internal_handle(struct platform_display *display, void *handle);
 
 /* frame_fence.c */

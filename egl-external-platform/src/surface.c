@@ -16,39 +16,83 @@
 
 /* Application handles are the platform_surface pointers; they are valid
  * only while listed on their display. */
-struct platform_surface *platform_surface_find(struct platform_display *display, EGLSurface handle)
+static void surface_free(struct platform_surface *surface);
+
+struct platform_surface *platform_surface_get(struct platform_display *display, EGLSurface handle)
 {
 	pthread_mutex_lock(&display->platform->lock);
 	struct platform_surface *surface = display->surfaces;
 	while (surface && (EGLSurface)surface != handle)
 		surface = surface->next;
+	if (surface && surface->destroyed)
+		surface = NULL; /* no longer a valid handle */
+	if (surface)
+		surface->references++;
 	pthread_mutex_unlock(&display->platform->lock);
 	return surface;
 }
 
-void *platform_surface_internal_handle(struct platform_display *display, void *handle)
+void platform_surface_put(struct platform_surface *surface)
 {
-	struct platform_surface *surface = platform_surface_find(display, handle);
-	/* Pbuffers the application made itself are the driver's own. */
-	return surface ? surface->internal : handle;
-}
-
-/* The surface whose pbuffer is `internal`, on any display. */
-static struct platform_surface *find_by_internal(EGLSurface internal)
-{
-	struct uda_platform *platform = platform_current();
-	if (!platform || internal == EGL_NO_SURFACE)
-		return NULL;
-	pthread_mutex_lock(&platform->lock);
-	struct platform_surface *found = NULL;
-	for (struct platform_display *display = platform->displays; display && !found; display = display->next) {
-		for (struct platform_surface *surface = display->surfaces; surface && !found; surface = surface->next) {
-			if (surface->internal == internal)
-				found = surface;
+	if (!surface)
+		return;
+	struct platform_display *display = surface->display;
+	pthread_mutex_lock(&display->platform->lock);
+	bool last = --surface->references == 0;
+	if (last) {
+		for (struct platform_surface **link = &display->surfaces; *link; link = &(*link)->next) {
+			if (*link == surface) {
+				*link = surface->next;
+				break;
+			}
 		}
 	}
-	pthread_mutex_unlock(&platform->lock);
-	return found;
+	pthread_mutex_unlock(&display->platform->lock);
+	if (last)
+		surface_free(surface);
+}
+
+void *platform_surface_internal_handle(struct platform_display *display, void *handle)
+{
+	struct platform_surface *surface = platform_surface_get(display, handle);
+	/* Pbuffers the application made itself are the driver's own. */
+	void *internal = surface ? surface->internal : handle;
+	platform_surface_put(surface);
+	return internal;
+}
+
+/* The platform surfaces current on this thread, as the application last
+ * made them current on a platform display; each holds a reference. */
+static _Thread_local struct {
+	struct platform_surface *draw, *read;
+} bound;
+
+static void bind_current(struct platform_surface *draw, struct platform_surface *read)
+{
+	struct platform_surface *old_draw = bound.draw, *old_read = bound.read;
+	struct uda_platform *platform = draw ? draw->display->platform : read ? read->display->platform : NULL;
+	if (platform) {
+		pthread_mutex_lock(&platform->lock);
+		if (draw)
+			draw->references++;
+		if (read)
+			read->references++;
+		pthread_mutex_unlock(&platform->lock);
+	}
+	bound.draw = draw;
+	bound.read = read;
+	platform_surface_put(old_draw);
+	platform_surface_put(old_read);
+}
+
+/* The platform surface the driver has current for drawing on this thread,
+ * if any; no reference of its own (the binding holds one). */
+static struct platform_surface *current_draw(void)
+{
+	struct platform_surface *surface = bound.draw;
+	if (!surface || surface->display->platform->egl.GetCurrentSurface(EGL_DRAW) != surface->internal)
+		return NULL;
+	return surface;
 }
 
 /* Direct rendering: which window surface's buffer stands for framebuffer 0
@@ -263,6 +307,7 @@ static EGLSurface add_surface(struct platform_display *display, struct platform_
 		free(surface);
 		return EGL_NO_SURFACE;
 	}
+	surface->references = 1; /* the display's list */
 	pthread_mutex_lock(&platform->lock);
 	surface->next = display->surfaces;
 	display->surfaces = surface;
@@ -452,61 +497,65 @@ static void surface_free(struct platform_surface *surface)
 	free(surface);
 }
 
-static struct platform_surface *unlink_surface(struct platform_display *display, EGLSurface handle)
+/* eglDestroySurface's part: the handle stops being valid; true if it was
+ * one of the display's. The list's reference is the caller's to drop. */
+static bool mark_destroyed(struct platform_display *display, struct platform_surface *surface)
 {
 	pthread_mutex_lock(&display->platform->lock);
-	struct platform_surface *found = NULL;
-	for (struct platform_surface **link = &display->surfaces; *link; link = &(*link)->next) {
-		if ((EGLSurface)*link == handle) {
-			found = *link;
-			*link = found->next;
-			break;
-		}
-	}
+	bool first = !surface->destroyed;
+	surface->destroyed = true;
 	pthread_mutex_unlock(&display->platform->lock);
-	return found;
+	return first;
 }
 
 static void pixmap_store(struct platform_surface *surface);
 
-/* Before a surface goes: a pixmap current on this thread writes its
- * content back, and framebuffer 0 stops standing for a window's buffer. */
-static void surface_let_go(struct platform_surface *surface)
-{
-	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
-		pixmap_store(surface);
-	if (direct_current.surface == surface)
-		hook_release_current();
-}
 
+/* EGL defers the deletion of a surface current on some thread until it
+ * is current nowhere: the binding's reference keeps it until then, and
+ * the thread letting go of it frees it (bind_current). */
 EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
 {
 	struct platform_display *display = platform_display_get(dpy, true);
 	if (!display)
 		return EGL_FALSE;
-	struct platform_surface *surface = unlink_surface(display, handle);
+	struct platform_surface *surface = platform_surface_get(display, handle);
 	if (!surface)
 		return display->platform->egl.DestroySurface(display->internal, handle);
-	surface_let_go(surface);
-	surface_free(surface);
+	if (mark_destroyed(display, surface))
+		platform_surface_put(surface); /* the list's */
+	platform_surface_put(surface);
 	return EGL_TRUE;
 }
 
-void platform_surface_destroy_all(struct platform_display *display)
+void platform_surface_destroy_all(struct platform_display *display, bool unloading)
 {
-	pthread_mutex_lock(&display->platform->lock);
-	struct platform_surface *surfaces = display->surfaces;
-	display->surfaces = NULL;
-	pthread_mutex_unlock(&display->platform->lock);
-	/* From eglTerminate (or the driver's unload, where the platform is
-	 * gone already and nothing is written back). */
-	const bool terminating = platform_current() != NULL;
-	while (surfaces) {
-		struct platform_surface *next = surfaces->next;
-		if (terminating)
-			surface_let_go(surfaces);
-		surface_free(surfaces);
-		surfaces = next;
+	if (unloading) {
+		pthread_mutex_lock(&display->platform->lock);
+		struct platform_surface *surfaces = display->surfaces;
+		display->surfaces = NULL;
+		pthread_mutex_unlock(&display->platform->lock);
+		while (surfaces) {
+			struct platform_surface *next = surfaces->next;
+			surface_free(surfaces);
+			surfaces = next;
+		}
+		return;
+	}
+	for (;;) {
+		/* One at a time: a put may free it and change the list. */
+		struct platform_surface *surface = NULL;
+		pthread_mutex_lock(&display->platform->lock);
+		for (struct platform_surface *s = display->surfaces; s && !surface; s = s->next) {
+			if (!s->destroyed) {
+				s->destroyed = true;
+				surface = s;
+			}
+		}
+		pthread_mutex_unlock(&display->platform->lock);
+		if (!surface)
+			return;
+		platform_surface_put(surface); /* the list's */
 	}
 }
 
@@ -661,19 +710,21 @@ static EGLBoolean swap(EGLDisplay dpy, EGLSurface handle, const EGLint *rects, E
 	if (!display)
 		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;
-	struct platform_surface *surface = platform_surface_find(display, handle);
+	struct platform_surface *surface = platform_surface_get(display, handle);
 	if (!surface) {
 		if (rects && platform->egl.SwapBuffersWithDamageKHR)
 			return platform->egl.SwapBuffersWithDamageKHR(display->internal, handle, (EGLint *)rects, count);
 		return platform->egl.SwapBuffers(display->internal, handle);
 	}
+	EGLBoolean result = EGL_TRUE;
 	if (count < 0 || (count > 0 && !rects) || (rects && !damage_is_valid(rects, count))) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "eglSwapBuffersWithDamage: bad rects");
-		return EGL_FALSE;
-	}
-	if (surface->kind == PLATFORM_SURFACE_PIXMAP)
-		return EGL_TRUE; /* EGL: no effect on a pixmap */
-	return swap_window(surface, rects, count);
+		result = EGL_FALSE;
+	} else if (surface->kind == PLATFORM_SURFACE_WINDOW) {
+		result = swap_window(surface, rects, count);
+	} /* EGL: no effect on a pixmap */
+	platform_surface_put(surface);
+	return result;
 }
 
 EGLBoolean hook_swap_buffers(EGLDisplay dpy, EGLSurface surface)
@@ -692,7 +743,7 @@ EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval)
 	if (!display)
 		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;
-	struct platform_surface *surface = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	struct platform_surface *surface = current_draw();
 	if (platform->egl.GetCurrentContext() == EGL_NO_CONTEXT) {
 		platform_set_error(platform, EGL_BAD_CONTEXT, "eglSwapInterval: no current context");
 		return EGL_FALSE;
@@ -709,15 +760,10 @@ EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval)
 	return EGL_TRUE;
 }
 
-EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribute, EGLint *value)
+static EGLBoolean query_surface(struct platform_display *display, struct platform_surface *surface, EGLint attribute,
+                                EGLint *value)
 {
-	struct platform_display *display = platform_display_get(dpy, true);
-	if (!display)
-		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;
-	struct platform_surface *surface = platform_surface_find(display, handle);
-	if (!surface)
-		return platform->egl.QuerySurface(display->internal, handle, attribute, value);
 	if (!value) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "eglQuerySurface: value is NULL");
 		return EGL_FALSE;
@@ -759,6 +805,19 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribut
 	}
 }
 
+EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface handle, EGLint attribute, EGLint *value)
+{
+	struct platform_display *display = platform_display_get(dpy, true);
+	if (!display)
+		return EGL_FALSE;
+	struct platform_surface *surface = platform_surface_get(display, handle);
+	if (!surface)
+		return display->platform->egl.QuerySurface(display->internal, handle, attribute, value);
+	EGLBoolean result = query_surface(display, surface, attribute, value);
+	platform_surface_put(surface);
+	return result;
+}
+
 /* A pixmap's content goes into its pbuffer when it is first bound, and
  * back when the application waits for GL or unbinds it. Both need the
  * context the surface is current with. */
@@ -794,17 +853,21 @@ static void pixmap_store(struct platform_surface *surface)
 	platform->gl.Finish();
 }
 
-EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context)
+/* The thread is about to stop drawing to its current surface: a pixmap
+ * writes its content back, a window's buffer stops being framebuffer 0. */
+static void let_go_of_current(const struct platform_surface *next_draw)
 {
-	/* Letting go of everything works on a terminated display too (EGL
-	 * 1.5, 3.7.3): how a context current at eglTerminate is released. */
-	const bool releasing = draw == EGL_NO_SURFACE && read == EGL_NO_SURFACE && context == EGL_NO_CONTEXT;
-	struct platform_display *display = platform_display_get(dpy, !releasing);
-	if (!display)
-		return EGL_FALSE;
+	struct platform_surface *previous = current_draw();
+	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
+		pixmap_store(previous);
+	hook_release_current();
+}
+
+static EGLBoolean make_current(struct platform_display *display, struct platform_surface *next_draw,
+                               struct platform_surface *next_read, EGLSurface draw, EGLSurface read,
+                               EGLContext context)
+{
 	struct uda_platform *platform = display->platform;
-	struct platform_surface *next_draw = platform_surface_find(display, draw);
-	struct platform_surface *next_read = platform_surface_find(display, read);
 	if ((next_draw && next_draw->lost) || (next_read && next_read->lost)) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglMakeCurrent: the uda_surface was destroyed");
 		return EGL_FALSE;
@@ -814,21 +877,19 @@ EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, E
 	if (platform_busy)
 		return platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context);
 
-	struct platform_surface *previous = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
-	if (previous && previous != next_draw && previous->kind == PLATFORM_SURFACE_PIXMAP)
-		pixmap_store(previous);
 	struct platform_surface *was_direct = direct_current.surface;
-	hook_release_current();
+	let_go_of_current(next_draw);
 	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context)) {
 		/* A failed call changes nothing (EGL 1.5, 3.7.3): the surface
 		 * still current renders into its buffer again. The driver's
 		 * error is kept for the application past the calls that takes. */
 		EGLint error = platform->egl.GetError();
-		if (was_direct && find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW)) == was_direct)
+		if (was_direct && current_draw() == was_direct)
 			direct_begin(was_direct);
 		platform_set_error(platform, error, "eglMakeCurrent: the driver refused (0x%x)", (unsigned)error);
 		return EGL_FALSE;
 	}
+	bind_current(next_draw, next_read);
 	if (next_draw && next_draw->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_load(next_draw);
 	if (next_draw && next_draw->direct && context != EGL_NO_CONTEXT && (!next_read || next_read == next_draw))
@@ -836,12 +897,37 @@ EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, E
 	return EGL_TRUE;
 }
 
+EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context)
+{
+	/* Letting go of everything works on a terminated display too (EGL
+	 * 1.5, 3.7.3): how a context current at eglTerminate is released. */
+	const bool releasing = draw == EGL_NO_SURFACE && read == EGL_NO_SURFACE && context == EGL_NO_CONTEXT;
+	struct platform_display *display = platform_display_get(dpy, !releasing);
+	if (!display)
+		return EGL_FALSE;
+	struct platform_surface *next_draw = platform_surface_get(display, draw);
+	struct platform_surface *next_read = platform_surface_get(display, read);
+	EGLBoolean result = make_current(display, next_draw, next_read, draw, read, context);
+	platform_surface_put(next_draw);
+	platform_surface_put(next_read);
+	return result;
+}
+
+/* The host switches the thread to another display (or releases it). */
+void hook_leave_display(void)
+{
+	if (platform_busy)
+		return;
+	let_go_of_current(NULL);
+	bind_current(NULL, NULL);
+}
+
 static EGLBoolean wait_rendering(void)
 {
 	struct uda_platform *platform = platform_current();
 	if (!platform)
 		return EGL_TRUE;
-	struct platform_surface *surface = find_by_internal(platform->egl.GetCurrentSurface(EGL_DRAW));
+	struct platform_surface *surface = current_draw();
 	if (surface && surface->kind == PLATFORM_SURFACE_PIXMAP)
 		pixmap_store(surface);
 	else if (platform_load_gl(platform))

@@ -799,6 +799,88 @@ TEST_F(EglPlatform, ResizesLeaveNoImportsOfRetiredBuffersBehind)
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
 
+// EGL defers the deletion of a surface current on some thread until no
+// thread has it current: the renderer keeps drawing, the handle is no
+// longer valid, and the uda_surface is taken until the renderer lets go.
+TEST_F(EglPlatform, DestroyingASurfaceCurrentElsewhereWaitsForThatThread)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	std::atomic<int> step{0};
+	auto wait_for = [&](int value) {
+		while (step.load() < value)
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	};
+	std::thread renderer([&] {
+		eglBindAPI(EGL_OPENGL_ES_API);
+		EXPECT_TRUE(eglMakeCurrent(display, surface, surface, context)) << std::hex << eglGetError();
+		draw_frame(1, kWidth, kHeight);
+		EXPECT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+		step = 1;
+		wait_for(2);
+		draw_frame(2, kWidth, kHeight);
+		EXPECT_FALSE(eglSwapBuffers(display, surface));
+		EXPECT_EQ(eglGetError(), EGL_BAD_SURFACE);
+		EXPECT_EQ(eglGetCurrentContext(), context);
+		wait_for(3);
+		EXPECT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+		eglReleaseThread();
+	});
+	wait_for(1);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+	EXPECT_FALSE(eglDestroySurface(display, surface)) << "the handle is gone";
+	EXPECT_EQ(eglGetError(), EGL_BAD_SURFACE);
+	step = 2;
+	// Still current on the renderer: its uda_surface has an EGLSurface.
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, window, nullptr), EGL_NO_SURFACE);
+	EXPECT_EQ(eglGetError(), EGL_BAD_ALLOC);
+	step = 3;
+	renderer.join();
+
+	EGLSurface again = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(again, EGL_NO_SURFACE) << "free once the renderer let go: 0x" << std::hex << eglGetError();
+	ASSERT_TRUE(eglMakeCurrent(display, again, again, context));
+	draw_frame(3, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, again)) << std::hex << eglGetError();
+	expect_frame(1, kWidth, kHeight);
+	expect_frame(3, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, again));
+}
+
+// The same while the renderer streams frames: wherever the destroy lands
+// (usually inside a swap), the renderer's swaps end with EGL_BAD_SURFACE
+// and nothing is used after it is freed (this is a stress for the
+// sanitizer builds; the test above pins the behaviour down).
+TEST_F(EglPlatform, DestroyingASurfaceMidSwapOnAnotherThreadIsSafe)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	std::atomic<int> frames{0};
+	std::thread renderer([&] {
+		eglBindAPI(EGL_OPENGL_ES_API);
+		EXPECT_TRUE(eglMakeCurrent(display, surface, surface, context));
+		EXPECT_TRUE(eglSwapInterval(display, 0)); // never waits for a consumer
+		for (uint32_t frame = 1; frame <= 400; frame++) {
+			draw_frame(frame, kWidth, kHeight);
+			if (!eglSwapBuffers(display, surface)) {
+				EXPECT_EQ(eglGetError(), EGL_BAD_SURFACE);
+				break;
+			}
+			frames = static_cast<int>(frame);
+		}
+		EXPECT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+		eglReleaseThread();
+	});
+	while (frames.load() < 3)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+	renderer.join();
+	EXPECT_LT(frames.load(), 400) << "the swaps stopped once the handle was gone";
+}
+
 TEST_F(EglPlatform, PixmapSurfaceRendersIntoAVulkanAllocation)
 {
 	AllocationPtr allocation = allocate_image();
