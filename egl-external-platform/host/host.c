@@ -417,8 +417,15 @@ EGLSurface host_call_surface(const struct host_call *call, EGLSurface surface)
 
 void host_hook_end(bool failed)
 {
-	if (!failed)
-		host_error_own(); /* success: EGL_SUCCESS, whatever ran inside */
-	else if (!thread_error.owns || thread_error.error == EGL_SUCCESS)
+	if (!failed) {
+		/* Success: EGL_SUCCESS, whatever failed inside. The driver's own
+		 * error is cleared rather than covered, so the next call that
+		 * goes straight to it (eglBindAPI...) reports its own. */
+		PFNEGLGETERRORPROC get_error = (PFNEGLGETERRORPROC)host.real[HOST_EP_eglGetError];
+		if (get_error)
+			get_error();
+		host_error_release();
+	} else if (!thread_error.owns || thread_error.error == EGL_SUCCESS) {
 		host_error_release(); /* the driver failed it: its error */
+	}
 }

@@ -64,8 +64,10 @@ static EGLDisplay platform_display(struct host_platform *platform, EGLenum type,
 {
 	host_error_own();
 	EGLDisplay dpy = platform->ext.exports.getPlatformDisplay(platform->ext.data, type, native, attribs);
-	if (dpy != EGL_NO_DISPLAY)
+	if (dpy != EGL_NO_DISPLAY) {
 		host_register_display(platform, dpy);
+		host_hook_end(false);
+	}
 	return dpy;
 }
 
@@ -289,7 +291,7 @@ HOST_EXPORT EGLBoolean eglWaitNative(EGLint engine)
 {
 	/* A uda buffer has no native renderer to wait for. */
 	if (current_hook(HOST_EP_eglWaitGL)) {
-		host_error_own();
+		host_hook_end(false);
 		return EGL_TRUE;
 	}
 	host_error_release();

@@ -955,6 +955,23 @@ TEST_F(EglPlatform, ImageOfAVulkanAllocationSamplesItsPixels)
 	EXPECT_TRUE(destroy_khr(display, again));
 }
 
+// An error from a call that goes straight to the driver (no display
+// argument, nothing for a platform to do) reaches eglGetError even right
+// after a call the platform answered.
+TEST_F(EglPlatform, DriverErrorsAfterPlatformCallsAreNotHidden)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	EGLint width = 0;
+	ASSERT_TRUE(eglQuerySurface(display, surface, EGL_WIDTH, &width));
+	EXPECT_FALSE(eglBindAPI(0x1234));
+	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
+	EXPECT_EQ(eglGetError(), EGL_SUCCESS);
+	EXPECT_TRUE(eglBindAPI(EGL_OPENGL_ES_API));
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
 TEST_F(EglPlatform, BadInputGivesEglErrorsNotCrashes)
 {
 	// As many attribute pairs as eglChooseConfig takes, none of them the
