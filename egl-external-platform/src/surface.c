@@ -876,6 +876,12 @@ static EGLBoolean make_current(struct platform_display *display, struct platform
 	EGLSurface internal_read = next_read ? next_read->internal : read;
 	if (platform_busy)
 		return platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context);
+	/* The same surfaces and context again, as toolkits do every frame:
+	 * nothing changes, so direct rendering stays as it is (letting go
+	 * would cost a glFinish). */
+	if (next_draw && next_draw == bound.draw && next_read == bound.read && current_draw() == next_draw &&
+	    context == platform->egl.GetCurrentContext())
+		return platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context);
 
 	struct platform_surface *was_direct = direct_current.surface;
 	let_go_of_current(next_draw);

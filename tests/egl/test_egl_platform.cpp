@@ -579,6 +579,24 @@ TEST_F(EglPlatform, ResizeMidStreamFollowsTheSurface)
 	EXPECT_TRUE(eglDestroySurface(display, surface));
 }
 
+// Toolkits make their window current again before every frame.
+TEST_F(EglPlatform, MakingTheWindowCurrentEveryFrameKeepsItsFrames)
+{
+	create_window();
+	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	for (uint32_t frame = 1; frame <= 3; frame++) {
+		ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+		draw_frame(frame, kWidth, kHeight);
+		ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
+		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
+	}
+	for (uint32_t frame = 1; frame <= 3; frame++)
+		expect_frame(frame, kWidth, kHeight);
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
 TEST_F(EglPlatform, SwapIntervalZeroNeverWaitsForTheConsumer)
 {
 	create_window();
