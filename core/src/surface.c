@@ -294,15 +294,24 @@ void uda_surface_destroy(uda_surface *surface)
 {
 	if (!surface)
 		return;
-	/* Callbacks first, so their owners can stop using the buffers; from
-	 * a copy, as a callback may remove itself. */
-	struct destroy_callback callbacks[UDA_SURFACE_MAX_DESTROY_CALLBACKS];
-	pthread_mutex_lock(&surface->lock);
-	uint32_t callback_count = surface->destroy_callback_count;
-	memcpy(callbacks, surface->destroy_callbacks, sizeof(callbacks));
-	pthread_mutex_unlock(&surface->lock);
-	for (uint32_t i = 0; i < callback_count; i++)
-		callbacks[i].callback(surface, callbacks[i].user_data);
+	/* Callbacks first, so their owners can stop using the buffers. Each
+	 * leaves the list, under the lock, just before it is called: a
+	 * removal that succeeds (from another callback, or a thread tearing
+	 * its object down meanwhile) means the callback will not be called,
+	 * and one that fails means it is being called or was. */
+	for (;;) {
+		pthread_mutex_lock(&surface->lock);
+		if (surface->destroy_callback_count == 0) {
+			pthread_mutex_unlock(&surface->lock);
+			break;
+		}
+		struct destroy_callback next = surface->destroy_callbacks[0];
+		surface->destroy_callback_count--;
+		memmove(&surface->destroy_callbacks[0], &surface->destroy_callbacks[1],
+		        surface->destroy_callback_count * sizeof(surface->destroy_callbacks[0]));
+		pthread_mutex_unlock(&surface->lock);
+		next.callback(surface, next.user_data);
+	}
 
 	uda_context *ctx = surface->ctx;
 	pthread_mutex_lock(&ctx->object_lock);
@@ -1078,7 +1087,10 @@ uda_result uda_surface_remove_destroy_callback(uda_surface *surface, uda_surface
 	for (uint32_t i = 0; i < surface->destroy_callback_count; i++) {
 		if (surface->destroy_callbacks[i].callback == callback &&
 		    surface->destroy_callbacks[i].user_data == user_data) {
-			surface->destroy_callbacks[i] = surface->destroy_callbacks[--surface->destroy_callback_count];
+			/* In order: callbacks are called as they were added. */
+			surface->destroy_callback_count--;
+			memmove(&surface->destroy_callbacks[i], &surface->destroy_callbacks[i + 1],
+			        (surface->destroy_callback_count - i) * sizeof(surface->destroy_callbacks[0]));
 			pthread_mutex_unlock(&surface->lock);
 			return UDA_SUCCESS;
 		}

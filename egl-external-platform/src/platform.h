@@ -154,6 +154,9 @@ struct platform_surface {
 	 * surface stays in the list (its uda_surface still taken) until the
 	 * last reference goes. */
 	bool destroyed;
+	/* Freed while its uda_surface's destroy was calling window_destroyed
+	 * for it: that callback frees what is left. */
+	bool orphaned;
 	enum platform_surface_kind kind;
 	EGLConfig config;
 	/* What GL renders into; handed to the buffers at swap (window) or

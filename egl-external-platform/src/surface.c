@@ -231,7 +231,11 @@ static void window_destroyed(uda_surface *window, void *user_data)
 	surface->lost = true;
 	surface->held = false; /* the surface frees it */
 	forget_release(surface);
+	/* Freed meanwhile on another thread, all but this (surface_free). */
+	const bool orphaned = surface->orphaned;
 	pthread_mutex_unlock(&surface->display->platform->lock);
+	if (orphaned)
+		free(surface);
 }
 
 /* The format channels must match: the copy converts between channel
@@ -485,16 +489,28 @@ EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativ
 static void surface_free(struct platform_surface *surface)
 {
 	struct platform_display *display = surface->display;
+	struct uda_platform *platform = display->platform;
 	for (uint32_t i = 0; i < surface->target_count; i++)
 		gl_target_release(display, &surface->targets[i]);
-	if (surface->window) {
-		if (surface->held)
-			uda_surface_cancel(surface->window, surface->buffer.buffer_id); /* keeps its own fence */
-		uda_surface_remove_destroy_callback(surface->window, window_destroyed, surface);
-	}
 	forget_release(surface);
-	display->platform->egl.DestroySurface(display->internal, surface->internal);
-	free(surface);
+	platform->egl.DestroySurface(display->internal, surface->internal);
+	/* The uda_surface may be being destroyed on another thread right
+	 * now. Under the platform's lock its callback for this surface
+	 * (window_destroyed) cannot finish, so the uda_surface cannot be
+	 * freed yet. A removal that fails means that callback has begun: it
+	 * frees this surface once it gets the lock. */
+	pthread_mutex_lock(&platform->lock);
+	uda_surface *window = surface->window;
+	bool orphaned = false;
+	if (window) {
+		if (surface->held)
+			uda_surface_cancel(window, surface->buffer.buffer_id); /* keeps its own fence */
+		orphaned = uda_surface_remove_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS;
+		surface->orphaned = orphaned;
+	}
+	pthread_mutex_unlock(&platform->lock);
+	if (!orphaned)
+		free(surface);
 }
 
 /* eglDestroySurface's part: the handle stops being valid; true if it was

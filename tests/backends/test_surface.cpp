@@ -250,6 +250,43 @@ TEST_F(Surface, DestroyCallbacksAndValidation)
 	EXPECT_EQ(uda_context_validate_surface(ctx, gone), UDA_ERROR_NOT_FOUND);
 }
 
+// Owners tear their objects down while the surface is being destroyed
+// (an EGLSurface destroyed from a callback, or on another thread): a
+// removal that succeeds means the callback is never called, one that
+// fails means it is being called or was. Callbacks run in the order
+// they were added.
+TEST_F(Surface, CallbacksRemovedDuringDestroyAreNotCalled)
+{
+	create();
+	struct Owner {
+		uda_surface_destroy_callback callback;
+		std::vector<int> *order;
+		int name;
+		Owner *removes; // removed by this one's callback
+		uda_result removal = UDA_ERROR_BACKEND; // never a removal's answer
+	};
+	std::vector<int> order;
+	auto callback = [](uda_surface *destroyed, void *data) {
+		auto *owner = static_cast<Owner *>(data);
+		owner->order->push_back(owner->name);
+		if (owner->removes)
+			owner->removal =
+				uda_surface_remove_destroy_callback(destroyed, owner->removes->callback, owner->removes);
+	};
+	Owner third = {callback, &order, 3, nullptr};
+	Owner first = {callback, &order, 1, nullptr};
+	Owner second = {callback, &order, 2, nullptr};
+	first.removes = &third;  // not yet called: removed, never called
+	second.removes = &first; // called already: NOT_FOUND
+	for (Owner *owner : {&first, &second, &third})
+		ASSERT_EQ(uda_surface_add_destroy_callback(surface, callback, owner), UDA_SUCCESS);
+	uda_surface_destroy(surface);
+	surface = nullptr;
+	EXPECT_EQ(order, (std::vector<int>{1, 2}));
+	EXPECT_EQ(first.removal, UDA_SUCCESS);
+	EXPECT_EQ(second.removal, UDA_ERROR_NOT_FOUND);
+}
+
 TEST_F(Surface, ProducerAndConsumerThreads)
 {
 	create(32, 16, 3);

@@ -187,9 +187,13 @@ UDA_API uda_result uda_surface_release_fenced(uda_surface *surface, uint64_t buf
 UDA_API uda_result uda_surface_get_frame_fd(uda_surface *surface, int *out_fd);
 
 /* Called once from uda_surface_destroy, before anything is freed, on the
- * destroying thread: how an EGL window surface learns its native window
- * is gone. At most UDA_SURFACE_MAX_DESTROY_CALLBACKS; the same pair twice
- * is UDA_ERROR_EXISTS. */
+ * destroying thread, in the order they were added: how an EGL window
+ * surface learns its native window is gone. At most
+ * UDA_SURFACE_MAX_DESTROY_CALLBACKS; the same pair twice is
+ * UDA_ERROR_EXISTS. A removal that succeeds, even during the destroy,
+ * means the callback will not be called; UDA_ERROR_NOT_FOUND during the
+ * destroy means it is being called or was, and the surface is about to
+ * go. */
 #define UDA_SURFACE_MAX_DESTROY_CALLBACKS 8u
 typedef void (*uda_surface_destroy_callback)(uda_surface *surface, void *user_data);
 UDA_API uda_result uda_surface_add_destroy_callback(uda_surface *surface, uda_surface_destroy_callback callback,
