@@ -196,6 +196,21 @@ protected:
 	{
 		ASSERT_EQ(try_create_window(width, height, format), UDA_SUCCESS) << uda_context_get_error(ctx.get());
 	}
+	// A window surface of `window`, current with `context`.
+	EGLSurface current_window_surface()
+	{
+		EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+		EXPECT_NE(surface, EGL_NO_SURFACE) << std::hex << eglGetError();
+		if (surface != EGL_NO_SURFACE) {
+			EXPECT_TRUE(eglMakeCurrent(display, surface, surface, context)) << std::hex << eglGetError();
+		}
+		return surface;
+	}
+	void release_and_destroy(EGLSurface surface)
+	{
+		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		EXPECT_TRUE(eglDestroySurface(display, surface));
+	}
 	AllocationPtr allocate_image()
 	{
 		uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, kWidth, kHeight, DRM_FORMAT_ABGR8888, 0};
@@ -315,8 +330,7 @@ TEST_F(EglPlatform, WindowFramesReachGlAndVulkanConsumersPixelForPixel)
 		// The consumer reads it (it makes its own context current).
 		expect_frame(frame, kWidth, kHeight);
 	}
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // UDA_EGL_NATIVE_FENCES=1: a driver with EGL_ANDROID_native_fence_sync
@@ -420,8 +434,7 @@ TEST_F(EglPlatform, OptedInNativeFencesGoOutWithEveryFrame)
 	}
 	if (reader.thread.joinable())
 		reader.thread.join();
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // ARGB8888, what most Wayland clients ask for, through a config whose
@@ -451,8 +464,7 @@ TEST_F(EglPlatform, ArgbWindowFramesLieInMemoryBlueFirst)
 		ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 		expect_frame(frame, kWidth, kHeight, true);
 	}
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // What a program does with framebuffer 0 must mean the window, on the
@@ -461,9 +473,8 @@ TEST_F(EglPlatform, ArgbWindowFramesLieInMemoryBlueFirst)
 TEST_F(EglPlatform, FramebufferZeroBehavesAsTheWindow)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	GLint binding = -1;
 	glGetIntegerv(GL_FRAMEBUFFER_BINDING, &binding);
 	EXPECT_EQ(binding, 0);
@@ -511,8 +522,7 @@ TEST_F(EglPlatform, FramebufferZeroBehavesAsTheWindow)
 	glDeleteFramebuffers(1, &fbo);
 	glDeleteTextures(1, &texture);
 	expect_frame(5, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // A config with depth and stencil gets them on the window, whichever path.
@@ -552,9 +562,8 @@ TEST_F(EglPlatform, DepthStencilConfigsRenderWithDepth)
 TEST_F(EglPlatform, ResizeMidStreamFollowsTheSurface)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	draw_frame(1, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface));
 
@@ -575,8 +584,7 @@ TEST_F(EglPlatform, ResizeMidStreamFollowsTheSurface)
 	expect_frame(1, kWidth, kHeight);
 	expect_frame(2, kWidth, kHeight);
 	expect_frame(3, new_width, new_height);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // Toolkits make their window current again before every frame.
@@ -593,8 +601,7 @@ TEST_F(EglPlatform, MakingTheWindowCurrentEveryFrameKeepsItsFrames)
 	}
 	for (uint32_t frame = 1; frame <= 3; frame++)
 		expect_frame(frame, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 TEST_F(EglPlatform, SwapIntervalZeroNeverWaitsForTheConsumer)
@@ -624,16 +631,14 @@ TEST_F(EglPlatform, SwapIntervalZeroNeverWaitsForTheConsumer)
 	}
 	expect_frame(11, kWidth, kHeight);
 	expect_frame(12, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	auto swap_with_damage =
 		reinterpret_cast<PFNEGLSWAPBUFFERSWITHDAMAGEKHRPROC>(eglGetProcAddress("eglSwapBuffersWithDamageKHR"));
 	ASSERT_NE(swap_with_damage, nullptr);
@@ -670,8 +675,7 @@ TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
 	draw_frame(3, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 	expect_frame(3, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // A damage-tracking client redraws what EGL_BUFFER_AGE_EXT says is stale:
@@ -679,9 +683,8 @@ TEST_F(EglPlatform, DamageReachesTheConsumerTopDown)
 TEST_F(EglPlatform, BufferAgeStartsOverAfterAResize)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	EGLint age = -1;
 	// A consumer that gives frames back at once: drawn buffers come back.
 	for (uint32_t frame = 1; frame <= 2; frame++) {
@@ -703,8 +706,7 @@ TEST_F(EglPlatform, BufferAgeStartsOverAfterAResize)
 	EXPECT_EQ(age, 0);
 	expect_frame(3, kWidth, kHeight);
 	expect_frame(4, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // EGL: a failed eglMakeCurrent changes nothing. The window stays current
@@ -713,9 +715,8 @@ TEST_F(EglPlatform, BufferAgeStartsOverAfterAResize)
 TEST_F(EglPlatform, AFailedMakeCurrentChangesNothing)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	draw_frame(1, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface));
 
@@ -734,8 +735,7 @@ TEST_F(EglPlatform, AFailedMakeCurrentChangesNothing)
 	draw_frame(3, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 	expect_frame(3, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // eglTerminate with a window still current: the context is released
@@ -744,9 +744,8 @@ TEST_F(EglPlatform, AFailedMakeCurrentChangesNothing)
 TEST_F(EglPlatform, TerminateWithAWindowStillCurrent)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	draw_frame(1, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface));
 	draw_frame(2, kWidth, kHeight);
@@ -765,8 +764,7 @@ TEST_F(EglPlatform, TerminateWithAWindowStillCurrent)
 	draw_frame(3, kWidth, kHeight);
 	ASSERT_TRUE(eglSwapBuffers(display, surface)) << std::hex << eglGetError();
 	expect_frame(3, kWidth, kHeight);
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // Memory mappings of memfds: on lavapipe/llvmpipe every allocation and
@@ -789,9 +787,8 @@ int memfd_mapping_count()
 TEST_F(EglPlatform, ResizesLeaveNoImportsOfRetiredBuffersBehind)
 {
 	create_window();
-	EGLSurface surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EGLSurface surface = current_window_surface();
 	ASSERT_NE(surface, EGL_NO_SURFACE);
-	ASSERT_TRUE(eglMakeCurrent(display, surface, surface, context));
 	auto cycle = [&](uint32_t frames, uint32_t width, uint32_t height) {
 		for (uint32_t frame = 0; frame < frames; frame++) {
 			draw_frame(frame + 1, width, height);
@@ -813,8 +810,7 @@ TEST_F(EglPlatform, ResizesLeaveNoImportsOfRetiredBuffersBehind)
 	cycle(1, kWidth, kHeight);
 	cycle(8, kWidth, kHeight);
 	EXPECT_LE(memfd_mapping_count(), steady) << "back at the first size, with as many buffers";
-	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	EXPECT_TRUE(eglDestroySurface(display, surface));
+	release_and_destroy(surface);
 }
 
 // EGL defers the deletion of a surface current on some thread until no
