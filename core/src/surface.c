@@ -379,6 +379,20 @@ uda_result uda_surface_get_devices(const uda_surface *surface, uint32_t *out_cou
 	return UDA_SUCCESS;
 }
 
+/* Under the lock: a buffer came free, a frame was queued, or the size
+ * changed. Wakes whoever waits, on `changed` or in poll(). */
+static void surface_changed(uda_surface *surface)
+{
+	pthread_cond_broadcast(&surface->changed);
+	if (surface->producer_polling) {
+		uint64_t one = 1;
+		/* Cannot fail short of a counter at UINT64_MAX - 1: then the
+		 * producer has a wake-up pending anyway. */
+		ssize_t written = write(surface->producer_wake_fd, &one, sizeof(one));
+		(void)written;
+	}
+}
+
 uda_result uda_surface_resize(uda_surface *surface, uint32_t width, uint32_t height)
 {
 	if (!surface)
@@ -390,6 +404,8 @@ uda_result uda_surface_resize(uda_surface *surface, uint32_t width, uint32_t hei
 	pthread_mutex_lock(&surface->lock);
 	surface->width = width;
 	surface->height = height;
+	/* A dequeue waiting on old-size buffers can allocate a new one. */
+	surface_changed(surface);
 	pthread_mutex_unlock(&surface->lock);
 	return UDA_SUCCESS;
 }
@@ -405,19 +421,6 @@ uda_result uda_surface_set_present_mode(uda_surface *surface, uda_present_mode m
 	return UDA_SUCCESS;
 }
 
-/* Under the lock: a buffer came free, a frame was queued, or the size
- * changed. Wakes whoever waits, on `changed` or in poll(). */
-static void surface_changed(uda_surface *surface)
-{
-	pthread_cond_broadcast(&surface->changed);
-	if (surface->producer_polling) {
-		uint64_t one = 1;
-		/* Cannot fail short of a counter at UINT64_MAX - 1: then the
-		 * producer has a wake-up pending anyway. */
-		ssize_t written = write(surface->producer_wake_fd, &one, sizeof(one));
-		(void)written;
-	}
-}
 
 /* Waits on `changed` until the deadline; false once it has passed. */
 static bool wait_changed(uda_surface *surface, uint64_t timeout_ns, const struct timespec *deadline)
@@ -690,6 +693,7 @@ static uda_result dequeue_buffer(uda_surface *surface, uint64_t timeout_ns, uda_
 				continue;
 			if (waited == RELEASE_WAIT_TIMED_OUT) {
 				pthread_mutex_unlock(&surface->lock);
+				retired_buffers_destroy(surface, &retired);
 				return uda_context_set_error(surface->ctx, UDA_ERROR_TIMEOUT,
 				                             "%s: the consumer's release fences have not signalled", call);
 			}

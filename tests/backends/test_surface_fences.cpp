@@ -373,6 +373,63 @@ TEST_F(SurfaceFences, PlainDequeueWakesForABufferReleasedWithoutAFence)
 	reads.signal('R');
 }
 
+// A dequeue that finds every buffer still being read and may not wait
+// still destroys what it retired on the way (an old-size buffer whose
+// fence has signalled since).
+TEST_F(SurfaceFences, ADequeueThatMayNotWaitStillFreesRetiredBuffers)
+{
+	create(64, 32, 2);
+	uint64_t old_id = queue_frame();
+	uda_surface_frame old_frame = acquire();
+	ASSERT_EQ(old_frame.buffer_id, old_id);
+	ASSERT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
+	PipeFence old_reads, reads_a, reads_b;
+	ASSERT_EQ(uda_surface_release_fenced(surface, old_id, old_reads.hand_over()), UDA_SUCCESS);
+	uint64_t a = queue_frame(); // the old buffer lingers
+	uint64_t b = queue_frame();
+	ASSERT_EQ(acquire().buffer_id, a);
+	ASSERT_EQ(uda_surface_release_fenced(surface, a, reads_a.hand_over()), UDA_SUCCESS);
+	ASSERT_EQ(acquire().buffer_id, b);
+	ASSERT_EQ(uda_surface_release_fenced(surface, b, reads_b.hand_over()), UDA_SUCCESS);
+	EXPECT_EQ(uda_context_validate_allocation(ctx, old_frame.allocation), UDA_SUCCESS);
+
+	old_reads.signal('O');
+	uda_surface_buffer buffer = {};
+	EXPECT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_ERROR_TIMEOUT);
+	EXPECT_EQ(uda_context_validate_allocation(ctx, old_frame.allocation), UDA_ERROR_NOT_FOUND)
+		<< "the old-size buffer outlived its fence";
+	reads_a.signal('A');
+	reads_b.signal('B');
+	ASSERT_EQ(uda_surface_dequeue(surface, 0, &buffer), UDA_SUCCESS);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+}
+
+// A resize wakes a dequeue waiting on release fences of the old size: a
+// buffer of the new size can be allocated instead.
+TEST_F(SurfaceFences, AResizeWakesADequeueWaitingOnOldBuffers)
+{
+	create(64, 32, 2);
+	uint64_t a = queue_frame();
+	uint64_t b = queue_frame();
+	PipeFence reads_a, reads_b;
+	ASSERT_EQ(acquire().buffer_id, a);
+	ASSERT_EQ(uda_surface_release_fenced(surface, a, reads_a.hand_over()), UDA_SUCCESS);
+	ASSERT_EQ(acquire().buffer_id, b);
+	ASSERT_EQ(uda_surface_release_fenced(surface, b, reads_b.hand_over()), UDA_SUCCESS);
+	std::thread resizer([&] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
+		EXPECT_EQ(uda_surface_resize(surface, 32, 16), UDA_SUCCESS);
+	});
+	uda_surface_buffer buffer = {};
+	uda_result result = uda_surface_dequeue(surface, 20000000000ull, &buffer);
+	resizer.join();
+	ASSERT_EQ(result, UDA_SUCCESS) << uda_context_get_error(ctx);
+	EXPECT_EQ(buffer.width, 32u);
+	EXPECT_EQ(uda_surface_cancel(surface, buffer.buffer_id), UDA_SUCCESS);
+	reads_a.signal('A');
+	reads_b.signal('B');
+}
+
 TEST_F(SurfaceFences, MemoryIsFreedOnlyOnceItsFenceSignals)
 {
 	create(64, 32, 2);
