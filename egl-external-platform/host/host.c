@@ -249,6 +249,8 @@ static void load_platform(const char *manifest_path)
 	        platform->ext.data, "udaPlatformDefaultFramebuffer");
 	platform->release_current =
 	        (void (*)(void))platform->ext.exports.getHookAddress(platform->ext.data, "udaPlatformReleaseCurrent");
+	platform->release_thread =
+	        (void (*)(void))platform->ext.exports.getHookAddress(platform->ext.data, "udaPlatformReleaseThread");
 	host.platform_count++;
 	debug("loaded platform ", path);
 }

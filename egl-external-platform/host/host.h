@@ -23,6 +23,7 @@ struct host_platform {
 	 * (host_gl.c): NULL for other platforms. */
 	unsigned (*default_framebuffer)(void);
 	void (*release_current)(void);
+	void (*release_thread)(void);
 };
 
 /* A call on an application display: whose it is and what to call. */

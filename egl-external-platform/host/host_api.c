@@ -251,7 +251,15 @@ HOST_EXPORT EGLBoolean eglReleaseThread(void)
 {
 	host_error_release();
 	leave_platform_display();
-	return REAL(eglReleaseThread)();
+	EGLBoolean result = REAL(eglReleaseThread)();
+	/* Nothing is current now: platforms let go of the thread's surfaces. */
+	unsigned count = 0;
+	struct host_platform *platforms = host_platforms(&count);
+	for (unsigned i = 0; i < count; i++) {
+		if (platforms[i].release_thread)
+			platforms[i].release_thread();
+	}
+	return result;
 }
 
 /* Waits without a display go to the platform of the current display. */

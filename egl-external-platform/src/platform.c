@@ -202,6 +202,7 @@ static const struct hook {
 	{"eglWaitGL", (void *)hook_wait_gl},
 	{"udaPlatformDefaultFramebuffer", (void *)hook_default_framebuffer},
 	{"udaPlatformReleaseCurrent", (void *)hook_leave_display},
+	{"udaPlatformReleaseThread", (void *)hook_release_thread},
 };
 
 static int compare_hook(const void *key, const void *element)

@@ -271,12 +271,15 @@ EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface surface, EGLint attribu
 EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context);
 EGLBoolean hook_wait_client(void);
 EGLBoolean hook_wait_gl(void);
-/* uda host extensions (hook names udaPlatformDefaultFramebuffer and
- * udaPlatformReleaseCurrent): the framebuffer object standing for
- * framebuffer 0 on this thread (0: none), and giving framebuffer 0 back
- * before the host switches the thread to another display. */
+/* uda host extensions (hook names udaPlatformDefaultFramebuffer,
+ * udaPlatformReleaseCurrent and udaPlatformReleaseThread): the framebuffer
+ * object standing for framebuffer 0 on this thread (0: none), giving
+ * framebuffer 0 back before the host switches the thread to another
+ * display, and letting go of the thread's surfaces after
+ * eglReleaseThread. */
 GLuint hook_default_framebuffer(void);
 void hook_leave_display(void);
+void hook_release_thread(void);
 void hook_release_current(void);
 /* eglTerminate: every surface destroyed (those current somewhere go when
  * their threads let go). `unloading`: the driver unloads the platform,

@@ -107,6 +107,47 @@ static _Thread_local struct {
  * must not start or stop direct rendering underneath the platform. */
 static _Thread_local unsigned platform_busy;
 
+/* A handle this thread has bound, destroyed or not: a surface destroyed
+ * while current stays current (EGL), and the GL backend puts the
+ * application's binding back after its own context switches. */
+static struct platform_surface *bound_surface_get(struct platform_display *display, EGLSurface handle)
+{
+	struct platform_surface *surface = NULL;
+	if (handle != EGL_NO_SURFACE && handle == (EGLSurface)bound.draw)
+		surface = bound.draw;
+	else if (handle != EGL_NO_SURFACE && handle == (EGLSurface)bound.read)
+		surface = bound.read;
+	if (!surface || surface->display != display)
+		return NULL;
+	pthread_mutex_lock(&display->platform->lock);
+	surface->references++;
+	pthread_mutex_unlock(&display->platform->lock);
+	return surface;
+}
+
+/* Whether the driver still has this thread's bound surfaces current; not
+ * once the thread went to another display without the host (a driver
+ * that loads the platform itself does not tell it). */
+static bool binding_is_current(void)
+{
+	if (!bound.draw && !bound.read)
+		return false;
+	struct uda_platform *platform = (bound.draw ? bound.draw : bound.read)->display->platform;
+	return (bound.draw && platform->egl.GetCurrentSurface(EGL_DRAW) == bound.draw->internal) ||
+	       (bound.read && platform->egl.GetCurrentSurface(EGL_READ) == bound.read->internal);
+}
+
+/* Drops a binding the driver no longer has current, freeing what was
+ * destroyed meanwhile. */
+static void drop_stale_binding(void)
+{
+	if ((bound.draw || bound.read) && !binding_is_current()) {
+		platform_busy++;
+		bind_current(NULL, NULL);
+		platform_busy--;
+	}
+}
+
 /* Points whichever of the draw and read bindings is `from` at `to`. */
 static void rebind(const struct platform_gl *gl, GLuint from, GLuint to)
 {
@@ -486,12 +527,22 @@ EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativ
 	return create_with_int_attribs(create_pixmap, dpy, config, (void *)native, attribs);
 }
 
+static void release_targets(struct platform_surface *surface)
+{
+	for (uint32_t i = 0; i < surface->target_count; i++)
+		gl_target_release(surface->display, &surface->targets[i]);
+	surface->target_count = 0;
+}
+
 static void surface_free(struct platform_surface *surface)
 {
 	struct platform_display *display = surface->display;
 	struct uda_platform *platform = display->platform;
-	for (uint32_t i = 0; i < surface->target_count; i++)
-		gl_target_release(display, &surface->targets[i]);
+	/* Freeing an import of another context switches to it and back
+	 * through the host: the platform's own switches. */
+	platform_busy++;
+	release_targets(surface);
+	platform_busy--;
 	forget_release(surface);
 	platform->egl.DestroySurface(display->internal, surface->internal);
 	/* The uda_surface may be being destroyed on another thread right
@@ -541,6 +592,7 @@ EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface handle)
 	if (mark_destroyed(display, surface))
 		platform_surface_put(surface); /* the list's */
 	platform_surface_put(surface);
+	drop_stale_binding();
 	return EGL_TRUE;
 }
 
@@ -569,8 +621,10 @@ void platform_surface_destroy_all(struct platform_display *display, bool unloadi
 			}
 		}
 		pthread_mutex_unlock(&display->platform->lock);
-		if (!surface)
+		if (!surface) {
+			drop_stale_binding();
 			return;
+		}
 		platform_surface_put(surface); /* the list's */
 	}
 }
@@ -879,6 +933,27 @@ static void let_go_of_current(const struct platform_surface *next_draw)
 	hook_release_current();
 }
 
+/* A destroyed surface this thread is about to let go of goes with the
+ * switch: its GL objects are released now, while its context is still
+ * current and the host's idea of the current surfaces is still true. */
+static void retire_leaving(const struct platform_surface *next_draw, const struct platform_surface *next_read)
+{
+	struct platform_surface *leaving[2] = {bound.draw, bound.read != bound.draw ? bound.read : NULL};
+	for (int i = 0; i < 2; i++) {
+		struct platform_surface *surface = leaving[i];
+		if (!surface || surface == next_draw || surface == next_read)
+			continue;
+		pthread_mutex_lock(&surface->display->platform->lock);
+		bool destroyed = surface->destroyed;
+		pthread_mutex_unlock(&surface->display->platform->lock);
+		if (destroyed) {
+			platform_busy++;
+			release_targets(surface);
+			platform_busy--;
+		}
+	}
+}
+
 static EGLBoolean make_current(struct platform_display *display, struct platform_surface *next_draw,
                                struct platform_surface *next_read, EGLSurface draw, EGLSurface read,
                                EGLContext context)
@@ -901,6 +976,7 @@ static EGLBoolean make_current(struct platform_display *display, struct platform
 
 	struct platform_surface *was_direct = direct_current.surface;
 	let_go_of_current(next_draw);
+	retire_leaving(next_draw, next_read);
 	if (!platform->egl.MakeCurrent(display->internal, internal_draw, internal_read, context)) {
 		/* A failed call changes nothing (EGL 1.5, 3.7.3): the surface
 		 * still current renders into its buffer again. The driver's
@@ -929,6 +1005,10 @@ EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, E
 		return EGL_FALSE;
 	struct platform_surface *next_draw = platform_surface_get(display, draw);
 	struct platform_surface *next_read = platform_surface_get(display, read);
+	if (!next_draw)
+		next_draw = bound_surface_get(display, draw);
+	if (!next_read)
+		next_read = bound_surface_get(display, read);
 	EGLBoolean result = make_current(display, next_draw, next_read, draw, read, context);
 	platform_surface_put(next_draw);
 	platform_surface_put(next_read);
@@ -940,8 +1020,20 @@ void hook_leave_display(void)
 {
 	if (platform_busy)
 		return;
+	/* The binding stays: the switch may be the GL backend's own, which
+	 * puts the application's binding back afterwards. A destroyed
+	 * surface goes at the thread's next eglMakeCurrent on a platform
+	 * display, eglReleaseThread, or eglDestroySurface/eglTerminate once
+	 * the driver no longer has it current. */
 	let_go_of_current(NULL);
+}
+
+/* After eglReleaseThread (the host's): nothing is current any more. */
+void hook_release_thread(void)
+{
+	platform_busy++;
 	bind_current(NULL, NULL);
+	platform_busy--;
 }
 
 static EGLBoolean wait_rendering(void)

@@ -863,6 +863,68 @@ TEST_F(EglPlatform, DestroyingASurfaceCurrentElsewhereWaitsForThatThread)
 	EXPECT_TRUE(eglDestroySurface(display, again));
 }
 
+// A window destroyed while current stays current: a uda call that
+// switches contexts on the thread (a GL import) puts it back, and
+// switching to another context afterwards lands there.
+TEST_F(EglPlatform, AWindowDestroyedWhileCurrentStaysCurrent)
+{
+	create_window();
+	EGLSurface surface = current_window_surface();
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	draw_frame(1, kWidth, kHeight);
+	ASSERT_TRUE(eglSwapBuffers(display, surface));
+	ASSERT_TRUE(eglDestroySurface(display, surface));
+	{
+		AllocationPtr image = allocate_image();
+		AllocationPtr in_gl = import_through_fd(ctx.get(), gl, image.get(), UDA_HANDLE_TYPE_OPAQUE_FD);
+		EXPECT_TRUE(in_gl);
+	}
+	EXPECT_EQ(eglGetCurrentContext(), context) << "the application's context was lost";
+	EXPECT_EQ(eglGetCurrentSurface(EGL_DRAW), surface);
+	EXPECT_FALSE(eglSwapBuffers(display, surface));
+	EXPECT_EQ(eglGetError(), EGL_BAD_SURFACE);
+
+	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+	EGLContext other = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+	ASSERT_NE(other, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, other)) << std::hex << eglGetError();
+	EXPECT_EQ(eglGetCurrentContext(), other);
+	// Gone now: the uda_surface takes another window.
+	EGLSurface again = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	EXPECT_NE(again, EGL_NO_SURFACE) << std::hex << eglGetError();
+	eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	EXPECT_TRUE(eglDestroyContext(display, other));
+	if (again != EGL_NO_SURFACE) {
+		EXPECT_TRUE(eglDestroySurface(display, again));
+	}
+}
+
+// A thread that goes away from a destroyed current window by
+// eglReleaseThread, or by releasing on another display, does not keep it.
+TEST_F(EglPlatform, AWindowDestroyedWhileCurrentGoesWithTheThreadsRelease)
+{
+	create_window();
+	EGLSurface surface = current_window_surface();
+	ASSERT_NE(surface, EGL_NO_SURFACE);
+	ASSERT_TRUE(eglDestroySurface(display, surface));
+	EXPECT_EQ(eglCreatePlatformWindowSurface(display, config, window, nullptr), EGL_NO_SURFACE) << "still current";
+	EXPECT_EQ(eglGetError(), EGL_BAD_ALLOC);
+	ASSERT_TRUE(eglReleaseThread());
+	surface = current_window_surface();
+	ASSERT_NE(surface, EGL_NO_SURFACE) << "freed by eglReleaseThread";
+
+	// Released through another display, then destroyed.
+	uda_gl_device_native device_native = {};
+	device_native.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE;
+	ASSERT_EQ(uda_device_get_native(gl, &device_native), UDA_SUCCESS);
+	ASSERT_TRUE(eglMakeCurrent(static_cast<EGLDisplay>(device_native.egl_display), EGL_NO_SURFACE, EGL_NO_SURFACE,
+	                           EGL_NO_CONTEXT));
+	ASSERT_TRUE(eglDestroySurface(display, surface));
+	surface = eglCreatePlatformWindowSurface(display, config, window, nullptr);
+	ASSERT_NE(surface, EGL_NO_SURFACE) << "freed at eglDestroySurface: 0x" << std::hex << eglGetError();
+	EXPECT_TRUE(eglDestroySurface(display, surface));
+}
+
 // The same while the renderer streams frames: wherever the destroy lands
 // (usually inside a swap), the renderer's swaps end with EGL_BAD_SURFACE
 // and nothing is used after it is freed (this is a stress for the
