@@ -5,7 +5,7 @@
  *                               buffer is one the GPU can at least read
  *   RENDERING, FRONT_RENDERING  render target on every API of the GPU;
  *   (implied)                   without them too, unless the format
- *                               cannot be rendered (request_implied_...)
+ *                               cannot be rendered (uda_gbm_request_run)
  *   WRITE, CURSOR               CPU writes (often) on the allocating device
  *   LINEAR                      pitch linear only; CPU reads and writes
  *                               (rarely), since linear buffers get mapped
@@ -111,14 +111,16 @@ static int request_init(struct uda_gbm_device *device, uint32_t width, uint32_t 
 		uda_gbm_log(device, UDA_LOG_INFO, "GBM_BO_USE_LINEAR and a modifier list exclude each other");
 		return EINVAL;
 	}
-	if ((flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR)) && !device->display) {
-		/* Mesa's backend takes scanout for a layout hint on render
-		 * nodes, and headless and nested compositors ask for it on
-		 * every buffer (libgbm's gbm_bo_create_with_modifiers adds it
-		 * itself): nothing to negotiate with, so the GPU decides. */
-		uda_gbm_log(device, UDA_LOG_DEBUG, "scanout and cursor usage left out: %s",
+	/* The display's usage; without a display, Mesa's backend takes
+	 * scanout for a layout hint (render nodes), and headless and nested
+	 * compositors ask for it on every buffer (libgbm's
+	 * gbm_bo_create_with_modifiers adds it itself): nothing to negotiate
+	 * with, so the GPU decides. A cursor stays CPU-written either way. */
+	uint32_t display_flags = flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR);
+	if (display_flags && !device->display) {
+		uda_gbm_log(device, UDA_LOG_DEBUG, "scanout and cursor planes left out: %s",
 		            device->fd_is_drm ? "no uda backend drives this DRM node" : "the fd is no DRM node");
-		flags &= ~(uint32_t)(GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR);
+		display_flags = 0;
 	}
 
 	request->assertion = (uda_assertion){UDA_STRUCTURE_TYPE_ASSERTION, NULL, width, height, format, 0};
@@ -156,11 +158,11 @@ static int request_init(struct uda_gbm_device *device, uint32_t width, uint32_t 
 		if (r == 0 && (flags & (GBM_BO_USE_LINEAR | GBM_BO_USE_WRITE | GBM_BO_USE_CURSOR)))
 			add_atom(request, i, UDA_USAGE_CPU_READ, rarely);
 	}
-	if (flags & (GBM_BO_USE_SCANOUT | GBM_BO_USE_CURSOR)) {
+	if (display_flags) {
 		uint32_t i = add_device(request, device->display);
-		if (flags & GBM_BO_USE_SCANOUT)
+		if (display_flags & GBM_BO_USE_SCANOUT)
 			add_atom(request, i, UDA_USAGE_SCANOUT, NULL);
-		if (flags & GBM_BO_USE_CURSOR)
+		if (display_flags & GBM_BO_USE_CURSOR)
 			add_atom(request, i, UDA_USAGE_SCANOUT_CURSOR, NULL);
 		if (flags & GBM_BO_USE_PROTECTED)
 			add_atom(request, i, UDA_USAGE_PROTECTED, NULL);

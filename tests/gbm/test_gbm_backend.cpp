@@ -385,6 +385,14 @@ TEST_F(Gbm, BuffersOfTheOlderModifierCallAreRenderTargets)
 	bo = gbm_bo_create(gbm, 64, 64, GBM_FORMAT_XBGR8888, GBM_BO_USE_SCANOUT | GBM_BO_USE_RENDERING);
 	ASSERT_NE(bo, nullptr) << strerror(errno);
 	gbm_bo_destroy(bo);
+	// Without a display the cursor plane is left out, not the CPU writes
+	// a cursor gets: still linear memory gbm_bo_write can fill.
+	bo = gbm_bo_create(gbm, 64, 64, GBM_FORMAT_ARGB8888, GBM_BO_USE_CURSOR);
+	ASSERT_NE(bo, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_modifier(bo), DRM_FORMAT_MOD_LINEAR);
+	std::vector<uint32_t> cursor(64 * 64, 0xff00ff00u);
+	EXPECT_EQ(gbm_bo_write(bo, cursor.data(), cursor.size() * 4), 0) << strerror(errno);
+	gbm_bo_destroy(bo);
 }
 
 // The fd of a BO comes back through gbm_bo_import as the same memory:
