@@ -290,6 +290,14 @@ uda_result uda_surface_create(uda_context *ctx, const uda_surface_create_info *i
 	return UDA_SUCCESS;
 }
 
+/* Under the lock; the rest keep their order, which is the calling order. */
+static void remove_destroy_callback_at(uda_surface *surface, uint32_t index)
+{
+	surface->destroy_callback_count--;
+	memmove(&surface->destroy_callbacks[index], &surface->destroy_callbacks[index + 1],
+	        (surface->destroy_callback_count - index) * sizeof(surface->destroy_callbacks[0]));
+}
+
 void uda_surface_destroy(uda_surface *surface)
 {
 	if (!surface)
@@ -306,9 +314,7 @@ void uda_surface_destroy(uda_surface *surface)
 			break;
 		}
 		struct destroy_callback next = surface->destroy_callbacks[0];
-		surface->destroy_callback_count--;
-		memmove(&surface->destroy_callbacks[0], &surface->destroy_callbacks[1],
-		        surface->destroy_callback_count * sizeof(surface->destroy_callbacks[0]));
+		remove_destroy_callback_at(surface, 0);
 		pthread_mutex_unlock(&surface->lock);
 		next.callback(surface, next.user_data);
 	}
@@ -420,7 +426,6 @@ uda_result uda_surface_set_present_mode(uda_surface *surface, uda_present_mode m
 	pthread_mutex_unlock(&surface->lock);
 	return UDA_SUCCESS;
 }
-
 
 /* Waits on `changed` until the deadline; false once it has passed. */
 static bool wait_changed(uda_surface *surface, uint64_t timeout_ns, const struct timespec *deadline)
@@ -1091,10 +1096,7 @@ uda_result uda_surface_remove_destroy_callback(uda_surface *surface, uda_surface
 	for (uint32_t i = 0; i < surface->destroy_callback_count; i++) {
 		if (surface->destroy_callbacks[i].callback == callback &&
 		    surface->destroy_callbacks[i].user_data == user_data) {
-			/* In order: callbacks are called as they were added. */
-			surface->destroy_callback_count--;
-			memmove(&surface->destroy_callbacks[i], &surface->destroy_callbacks[i + 1],
-			        (surface->destroy_callback_count - i) * sizeof(surface->destroy_callbacks[0]));
+			remove_destroy_callback_at(surface, i);
 			pthread_mutex_unlock(&surface->lock);
 			return UDA_SUCCESS;
 		}

@@ -29,7 +29,8 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 	/* eglGetDisplay of a uda gbm_device comes with the module's own enum
 	 * (export_is_valid_native_display); a uda_device never looks like a
 	 * gbm_device. */
-	const bool gbm = type == EGL_PLATFORM_GBM_KHR || (type == EGL_PLATFORM_UDA && gbm_native_is_uda_device(native));
+	uda_device *guessed_gbm = type == EGL_PLATFORM_UDA ? gbm_native_guess_device(native) : NULL;
+	const bool gbm = type == EGL_PLATFORM_GBM_KHR || guessed_gbm;
 	if (type != EGL_PLATFORM_UDA && !gbm) {
 		platform_set_error(platform, EGL_BAD_PARAMETER, "uda platform: asked for platform 0x%x", type);
 		return EGL_NO_DISPLAY;
@@ -45,7 +46,7 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 		return EGL_NO_DISPLAY;
 	}
 	/* A gbm_device of another backend is no error: not ours to serve. */
-	uda_device *device = gbm ? gbm_native_display_device(native) : NULL;
+	uda_device *device = type == EGL_PLATFORM_GBM_KHR ? gbm_native_display_device(native) : guessed_gbm;
 	if (gbm && !device)
 		return EGL_NO_DISPLAY;
 	if (!gbm) {
@@ -93,14 +94,21 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 	return display ? (EGLDisplay)display : EGL_NO_DISPLAY;
 }
 
+/* Under the platform's lock. */
+static struct platform_display *find_display(struct uda_platform *platform, EGLDisplay handle)
+{
+	struct platform_display *display = platform->displays;
+	while (display && (EGLDisplay)display != handle)
+		display = display->next;
+	return display;
+}
+
 struct platform_display *platform_display_find(struct uda_platform *platform, EGLDisplay handle)
 {
 	if (!platform)
 		return NULL;
 	pthread_mutex_lock(&platform->lock);
-	struct platform_display *display = platform->displays;
-	while (display && (EGLDisplay)display != handle)
-		display = display->next;
+	struct platform_display *display = find_display(platform, handle);
 	pthread_mutex_unlock(&platform->lock);
 	return display;
 }
@@ -110,8 +118,8 @@ struct platform_display *platform_display_get(EGLDisplay handle, bool need_initi
 	struct uda_platform *platform = platform_current();
 	if (!platform)
 		return NULL;
-	struct platform_display *display = platform_display_find(platform, handle);
 	pthread_mutex_lock(&platform->lock);
+	struct platform_display *display = find_display(platform, handle);
 	bool initialized = display && display->initialized;
 	pthread_mutex_unlock(&platform->lock);
 	if (!display)

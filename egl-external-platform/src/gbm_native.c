@@ -43,7 +43,7 @@ uda_device *gbm_native_display_device(void *native)
 	return gl;
 }
 
-bool gbm_native_is_uda_device(void *native)
+uda_device *gbm_native_guess_device(void *native)
 {
 	/* libgbm makes the first word of every gbm_device a pointer to
 	 * gbm_create_device, so that EGL can tell a gbm_device among native
@@ -51,10 +51,10 @@ bool gbm_native_is_uda_device(void *native)
 	 * word); only then is the rest of it read. */
 	void *libgbm = dlopen("libgbm.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	if (!native || !libgbm)
-		return false;
+		return NULL;
 	void *create_device = dlsym(libgbm, "gbm_create_device");
 	dlclose(libgbm);
-	return create_device && *(void **)native == create_device && gbm_native_display_device(native);
+	return create_device && *(void **)native == create_device ? gbm_native_display_device(native) : NULL;
 }
 
 uda_surface *gbm_native_window_surface(void *native)

@@ -235,7 +235,7 @@ static void *export_get_hook_address(void *data, const char *name)
 static EGLBoolean export_is_valid_native_display(void *data, void *native)
 {
 	(void)data;
-	bool gbm = gbm_native_is_uda_device(native);
+	bool gbm = gbm_native_guess_device(native) != NULL;
 	platform_debug("isValidNativeDisplay(%p): %s", native, gbm ? "a gbm_device of uda's" : "not ours");
 	return gbm ? EGL_TRUE : EGL_FALSE;
 }

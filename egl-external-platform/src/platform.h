@@ -225,9 +225,10 @@ void *platform_get_hook(const char *name);
 /* gbm_native.c: uda's GBM objects as EGL natives; NULL when the object
  * is not uda's (or uda_gbm.so is not loaded). */
 uda_device *gbm_native_display_device(void *native);
-/* Whether a native display of unknown kind (eglGetDisplay's) is one of
- * uda's gbm_devices; reads one word of it before anything else. */
-bool gbm_native_is_uda_device(void *native);
+/* gbm_native_display_device for a native display of unknown kind
+ * (eglGetDisplay's): NULL unless it is one of uda's gbm_devices, told by
+ * reading one word of it before anything else. */
+uda_device *gbm_native_guess_device(void *native);
 uda_surface *gbm_native_window_surface(void *native);
 
 /* display.c */

@@ -14,10 +14,10 @@
 
 #include "platform.h"
 
-/* Application handles are the platform_surface pointers; they are valid
- * only while listed on their display. */
 static void surface_free(struct platform_surface *surface);
 
+/* Application handles are the platform_surface pointers; they are valid
+ * while listed on their display and not destroyed. */
 struct platform_surface *platform_surface_get(struct platform_display *display, EGLSurface handle)
 {
 	pthread_mutex_lock(&display->platform->lock);
@@ -137,15 +137,20 @@ static bool binding_is_current(void)
 	       (bound.read && platform->egl.GetCurrentSurface(EGL_READ) == bound.read->internal);
 }
 
-/* Drops a binding the driver no longer has current, freeing what was
- * destroyed meanwhile. */
+/* Lets go of this thread's binding, freeing what was destroyed meanwhile
+ * (context switches inside are the platform's own). */
+static void unbind_thread(void)
+{
+	platform_busy++;
+	bind_current(NULL, NULL);
+	platform_busy--;
+}
+
+/* Drops a binding the driver no longer has current. */
 static void drop_stale_binding(void)
 {
-	if ((bound.draw || bound.read) && !binding_is_current()) {
-		platform_busy++;
-		bind_current(NULL, NULL);
-		platform_busy--;
-	}
+	if ((bound.draw || bound.read) && !binding_is_current())
+		unbind_thread();
 }
 
 /* Points whichever of the draw and read bindings is `from` at `to`. */
@@ -227,14 +232,23 @@ static struct gl_target *window_target(struct platform_surface *surface)
 	return target;
 }
 
+/* Freeing an import of another context switches to it and back through
+ * the host: the platform's own switches. */
+static void release_targets(struct platform_surface *surface)
+{
+	platform_busy++;
+	for (uint32_t i = 0; i < surface->target_count; i++)
+		gl_target_release(surface->display, &surface->targets[i]);
+	surface->target_count = 0;
+	platform_busy--;
+}
+
 /* Gives up direct rendering for the surface: the copy path from now on. */
 static void direct_fall_back(struct platform_surface *surface)
 {
 	if (direct_current.surface == surface)
 		hook_release_current();
-	for (uint32_t i = 0; i < surface->target_count; i++)
-		gl_target_release(surface->display, &surface->targets[i]);
-	surface->target_count = 0;
+	release_targets(surface);
 	surface->direct = false;
 }
 
@@ -527,22 +541,12 @@ EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativ
 	return create_with_int_attribs(create_pixmap, dpy, config, (void *)native, attribs);
 }
 
-static void release_targets(struct platform_surface *surface)
-{
-	for (uint32_t i = 0; i < surface->target_count; i++)
-		gl_target_release(surface->display, &surface->targets[i]);
-	surface->target_count = 0;
-}
 
 static void surface_free(struct platform_surface *surface)
 {
 	struct platform_display *display = surface->display;
 	struct uda_platform *platform = display->platform;
-	/* Freeing an import of another context switches to it and back
-	 * through the host: the platform's own switches. */
-	platform_busy++;
 	release_targets(surface);
-	platform_busy--;
 	forget_release(surface);
 	platform->egl.DestroySurface(display->internal, surface->internal);
 	/* The uda_surface may be being destroyed on another thread right
@@ -574,9 +578,6 @@ static bool mark_destroyed(struct platform_display *display, struct platform_sur
 	pthread_mutex_unlock(&display->platform->lock);
 	return first;
 }
-
-static void pixmap_store(struct platform_surface *surface);
-
 
 /* EGL defers the deletion of a surface current on some thread until it
  * is current nowhere: the binding's reference keeps it until then, and
@@ -946,11 +947,8 @@ static void retire_leaving(const struct platform_surface *next_draw, const struc
 		pthread_mutex_lock(&surface->display->platform->lock);
 		bool destroyed = surface->destroyed;
 		pthread_mutex_unlock(&surface->display->platform->lock);
-		if (destroyed) {
-			platform_busy++;
+		if (destroyed)
 			release_targets(surface);
-			platform_busy--;
-		}
 	}
 }
 
@@ -1031,9 +1029,7 @@ void hook_leave_display(void)
 /* After eglReleaseThread (the host's): nothing is current any more. */
 void hook_release_thread(void)
 {
-	platform_busy++;
-	bind_current(NULL, NULL);
-	platform_busy--;
+	unbind_thread();
 }
 
 static EGLBoolean wait_rendering(void)
