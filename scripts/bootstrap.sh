@@ -41,6 +41,10 @@ packages=(
 	eglexternalplatform-dev # eglexternalplatform.h, the EGL platform's interface
 	libpng-dev              # the demo compositor's PNG frames
 	libgbm-dev              # gbm.h and libgbm, the GBM backend's loader
+	# The EGL platform's Wayland module: libwayland-client, the
+	# wl_egl_window ABI (wayland-egl-backend.h), wayland-scanner and the
+	# protocol XML it generates code from.
+	libwayland-dev libwayland-egl-backend-dev wayland-protocols
 	# The drivers every test runs on: lavapipe, llvmpipe, and the Khronos
 	# validation layer that watches the Vulkan backend.
 	mesa-vulkan-drivers
@@ -50,6 +54,10 @@ packages=(
 	vulkan-tools # vulkaninfo, run with the layer by the tests
 )
 if [[ $mode == test ]]; then
+	# The Wayland tests' compositor (Weston 10, headless), unmodified
+	# clients (weston-simple-egl; es2gears_wayland from mesa-utils-bin) and
+	# wayland-info.
+	packages+=(weston mesa-utils-bin wayland-utils)
 	# libFuzzer targets (scripts/fuzz.sh) need clang and its runtime.
 	packages+=(clang libclang-rt-14-dev)
 	# scripts/valgrind.sh: the core and backend tests under memcheck.

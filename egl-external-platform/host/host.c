@@ -175,6 +175,20 @@ static bool real_libegl_has_platform(EGLenum platform)
 	return false;
 }
 
+/* The user may pick uda's own Wayland platform over libEGL's: with
+ * UDA_EGL_WAYLAND=1, a Wayland module that is uda's (it answers uda's
+ * host hooks) serves EGL_PLATFORM_WAYLAND_KHR. Nothing changes for
+ * programs run without it. */
+static bool platform_chosen_over_libegl(struct host_platform *platform)
+{
+	if (platform->ext.platform != EGL_PLATFORM_WAYLAND_KHR)
+		return false;
+	const char *chosen = secure_getenv("UDA_EGL_WAYLAND");
+	if (!chosen || strcmp(chosen, "1") != 0)
+		return false;
+	return platform->ext.exports.getHookAddress(platform->ext.data, "udaPlatformDefaultFramebuffer") != NULL;
+}
+
 static char *library_path_of(const char *manifest_path)
 {
 	json_object *root = json_object_from_file(manifest_path);
@@ -233,7 +247,7 @@ static void load_platform(const char *manifest_path)
 		free(path);
 		return;
 	}
-	if (real_libegl_has_platform(platform->ext.platform)) {
+	if (real_libegl_has_platform(platform->ext.platform) && !platform_chosen_over_libegl(platform)) {
 		debug("leaving a platform libEGL has natively to libEGL: ", path);
 		if (platform->ext.exports.unloadEGLExternalPlatform)
 			platform->ext.exports.unloadEGLExternalPlatform(platform->ext.data);

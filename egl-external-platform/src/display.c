@@ -94,6 +94,53 @@ EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, voi
 	return display ? (EGLDisplay)display : EGL_NO_DISPLAY;
 }
 
+static bool is_uda_gbm_device(void *native)
+{
+	return gbm_native_guess_device(native) != NULL;
+}
+
+/* eglGetDisplay(native) asks every platform whether the pointer is its
+ * own. A uda_device * cannot be told from any other pointer without
+ * reading memory behind it, so uda devices get displays only from
+ * eglGetPlatformDisplay(EGL_PLATFORM_UDA, ...). uda's gbm_devices can
+ * (gbm_native.c), and GBM programs written for EGL 1.4 pass them here. */
+const struct platform_module platform_module_uda = {
+	.platform = EGL_PLATFORM_UDA,
+	.client_extensions = "EGL_UDA_platform_uda",
+	.is_native_display = is_uda_gbm_device,
+	.get_display = platform_get_display,
+};
+
+const struct platform_module platform_module_gbm = {
+	.platform = EGL_PLATFORM_GBM_KHR,
+	.client_extensions = "EGL_UDA_platform_uda",
+	.is_native_display = is_uda_gbm_device,
+	.get_display = platform_get_display,
+};
+
+EGLDisplay platform_display_of_native(struct uda_platform *platform, void *native,
+                                      const struct platform_display_impl *impl)
+{
+	pthread_mutex_lock(&platform->lock);
+	struct platform_display *display = platform->displays;
+	while (display && !(display->impl == impl && display->native == native))
+		display = display->next;
+	if (!display) {
+		display = calloc(1, sizeof(*display));
+		if (display) {
+			display->platform = platform;
+			display->native = native;
+			display->impl = impl;
+			display->next = platform->displays;
+			platform->displays = display;
+		}
+	}
+	pthread_mutex_unlock(&platform->lock);
+	if (!display)
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglGetPlatformDisplay: out of memory");
+	return display ? (EGLDisplay)display : EGL_NO_DISPLAY;
+}
+
 /* Under the platform's lock. */
 static struct platform_display *find_display(struct uda_platform *platform, EGLDisplay handle)
 {
@@ -136,6 +183,8 @@ void platform_display_destroy_all(struct uda_platform *platform)
 		platform->displays = display->next;
 		platform_surface_destroy_all(display, true);
 		platform_image_destroy_all(display);
+		if (display->impl)
+			display->impl->destroy(display);
 		free(display->extensions);
 		free(display);
 	}
@@ -147,6 +196,12 @@ EGLBoolean hook_initialize(EGLDisplay dpy, EGLint *major, EGLint *minor)
 	if (!display)
 		return EGL_FALSE;
 	struct uda_platform *platform = display->platform;
+	pthread_mutex_lock(&platform->lock);
+	const bool connected = display->initialized;
+	pthread_mutex_unlock(&platform->lock);
+	/* A native display of another kind finds its device now. */
+	if (display->impl && !connected && !display->impl->initialize(display))
+		return EGL_FALSE;
 	/* The device's backend initialized the display: this only reads the
 	 * version. */
 	EGLint internal_major = 0, internal_minor = 0;
@@ -191,8 +246,11 @@ EGLBoolean hook_terminate(EGLDisplay dpy)
 	platform_surface_destroy_all(display, false);
 	platform_image_destroy_all(display);
 	pthread_mutex_lock(&display->platform->lock);
+	const bool was_initialized = display->initialized;
 	display->initialized = false;
 	pthread_mutex_unlock(&display->platform->lock);
+	if (display->impl && was_initialized)
+		display->impl->terminate(display);
 	return EGL_TRUE;
 }
 

@@ -11,5 +11,5 @@ PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGL
 
 EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
 {
-	return platform_load(major, minor, driver, platform_out, EGL_PLATFORM_GBM_KHR);
+	return platform_load(major, minor, driver, platform_out, &platform_module_gbm);
 }

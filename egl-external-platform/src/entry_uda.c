@@ -7,5 +7,5 @@ PUBLIC_EXPORT EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGL
 
 EGLBoolean loadEGLExternalPlatform(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out)
 {
-	return platform_load(major, minor, driver, platform_out, EGL_PLATFORM_UDA);
+	return platform_load(major, minor, driver, platform_out, &platform_module_uda);
 }

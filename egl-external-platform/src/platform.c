@@ -227,23 +227,19 @@ static void *export_get_hook_address(void *data, const char *name)
 	return hook;
 }
 
-/* eglGetDisplay(native) asks every platform whether the pointer is its
- * own. A uda_device * cannot be told from any other pointer without
- * reading memory behind it, so uda devices get displays only from
- * eglGetPlatformDisplay(EGL_PLATFORM_UDA, ...). uda's gbm_devices can
- * (gbm_native.c), and GBM programs written for EGL 1.4 pass them here. */
 static EGLBoolean export_is_valid_native_display(void *data, void *native)
 {
-	(void)data;
-	bool gbm = gbm_native_guess_device(native) != NULL;
-	platform_debug("isValidNativeDisplay(%p): %s", native, gbm ? "a gbm_device of uda's" : "not ours");
-	return gbm ? EGL_TRUE : EGL_FALSE;
+	const struct platform_module *module = ((struct uda_platform *)data)->module;
+	bool ours = module->is_native_display && module->is_native_display(native);
+	platform_debug("isValidNativeDisplay(%p): %s", native, ours ? "ours" : "not ours");
+	return ours ? EGL_TRUE : EGL_FALSE;
 }
 
 static EGLDisplay export_get_platform_display(void *data, EGLenum type, void *native, const EGLAttrib *attribs)
 {
+	struct uda_platform *platform = data;
 	platform_debug("getPlatformDisplay(0x%x, %p)", (unsigned)type, native);
-	return platform_get_display(data, type, native, attribs);
+	return platform->module->get_display(platform, type, native, attribs);
 }
 
 static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatformString name)
@@ -251,7 +247,7 @@ static const char *export_query_string(void *data, EGLDisplay dpy, EGLExtPlatfor
 	platform_debug("queryString(%p, %d)", (void *)dpy, (int)name);
 	switch (name) {
 	case EGL_EXT_PLATFORM_PLATFORM_CLIENT_EXTENSIONS:
-		return "EGL_UDA_platform_uda";
+		return ((struct uda_platform *)data)->module->client_extensions;
 	case EGL_EXT_PLATFORM_DISPLAY_EXTENSIONS:
 		/* The driver asks every platform about every display. */
 		return platform_display_find(data, dpy) ? "EGL_UDA_image_allocation" : "";
@@ -291,9 +287,10 @@ static EGLBoolean export_unload(void *data)
 }
 
 EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out,
-                         EGLenum serves)
+                         const struct platform_module *module)
 {
-	platform_debug("loaded by a driver of interface %d.%d, to serve platform 0x%x", major, minor, serves);
+	platform_debug("loaded by a driver of interface %d.%d, to serve platform 0x%x", major, minor,
+	               (unsigned)module->platform);
 	if (!driver || !platform_out || !driver->getProcAddress || !driver->setError)
 		return EGL_FALSE;
 	/* Major versions are incompatible; any 1.x driver takes a 1.0 table. */
@@ -304,6 +301,7 @@ EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLEx
 	if (!platform)
 		return EGL_FALSE;
 	platform->driver = *driver;
+	platform->module = module;
 	platform->host_interposes_gl = driver->getProcAddress("udaEglHostInterposesGL") != NULL;
 	if (!load_egl(platform) || pthread_mutex_init(&platform->lock, NULL) != 0) {
 		free(platform);
@@ -327,7 +325,7 @@ EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLEx
 	platform_out->version.major = EGL_EXTERNAL_PLATFORM_VERSION_MAJOR;
 	platform_out->version.minor = EGL_EXTERNAL_PLATFORM_VERSION_MINOR;
 	platform_out->version.micro = 0;
-	platform_out->platform = serves;
+	platform_out->platform = module->platform;
 	platform_out->data = platform;
 	platform_out->exports = (EGLExtPlatformExports){
 		.unloadEGLExternalPlatform = export_unload,

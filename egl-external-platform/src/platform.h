@@ -78,6 +78,56 @@ struct platform_gl {
 struct platform_display;
 struct platform_surface;
 struct platform_image;
+struct uda_platform;
+
+/* What one module serves. A driver routes each platform enum to the
+ * modules that declare it, one enum a module, so the same platform code
+ * is built into a module per native kind (entry_*.c), each naming its
+ * own. */
+struct platform_module {
+	EGLenum platform;
+	const char *client_extensions;
+	/* eglGetDisplay's question: whether `native` is a display of this
+	 * module's kind, told without trusting the pointer. */
+	bool (*is_native_display)(void *native);
+	EGLDisplay (*get_display)(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
+};
+
+/* A display whose native display is not a uda device (a wl_display):
+ * it finds its device and connection at eglInitialize, and makes its
+ * window surfaces from its own native windows. NULL on the displays of
+ * uda devices, whose device is known from the start. */
+struct platform_display_impl {
+	/* Sets display->device and display->internal; false with an EGL
+	 * error set. */
+	bool (*initialize)(struct platform_display *display);
+	/* eglTerminate, after the display's surfaces went. */
+	void (*terminate)(struct platform_display *display);
+	/* The platform is unloaded: everything of the display's goes. */
+	void (*destroy)(struct platform_display *display);
+	/* eglCreateWindowSurface of a native window: sets surface->window
+	 * (a uda_surface the kind owns), window_impl and window_data, and the
+	 * size; false with an EGL error set. `format` is the config's. */
+	bool (*create_window)(struct platform_display *display, struct platform_surface *surface, void *native,
+	                      uint32_t format);
+};
+
+/* What differs between kinds of window (wlroots' `impl`): where the next
+ * frame's buffer comes from and where a queued frame goes. A window of a
+ * uda_surface has none: its buffers are dequeued, waiting as long as the
+ * consumer holds them, and the consumer is the application's. */
+struct platform_window_impl {
+	/* The next frame's buffer (uda_surface_dequeue's contract), bounded
+	 * in time; false with an EGL error set. */
+	bool (*dequeue)(struct platform_surface *surface, uda_surface_buffer *out_buffer);
+	/* The frame just queued to surface->window goes to its consumer;
+	 * false with an EGL error set (the frame is lost, not the surface). */
+	bool (*present)(struct platform_surface *surface);
+	/* eglSwapInterval, clamped to [0, 1]. */
+	void (*set_swap_interval)(struct platform_surface *surface, EGLint interval);
+	/* The EGLSurface goes: what the kind made, its uda_surface included. */
+	void (*destroy)(struct platform_surface *surface);
+};
 
 /* EGLExtPlatform::data: one per loadEGLExternalPlatform. */
 struct uda_platform {
@@ -93,6 +143,7 @@ struct uda_platform {
 	/* Guards the display list and every list hanging from a display. */
 	pthread_mutex_t lock;
 	struct platform_display *displays;
+	const struct platform_module *module;
 };
 
 /* The application's EGLDisplay: one per uda device, as EGL wants one
@@ -109,6 +160,11 @@ struct platform_display {
 	struct platform_surface *surfaces;
 	struct platform_image *images;
 	char *extensions; /* the driver's and ours, made at eglInitialize */
+	/* Displays of other natives (a wl_display): their kind's; device and
+	 * internal are set at eglInitialize. */
+	void *native;
+	const struct platform_display_impl *impl;
+	void *impl_data;
 };
 
 /* An allocation made usable in one GL context: imported into the GL
@@ -164,6 +220,9 @@ struct platform_surface {
 	EGLSurface internal;
 	uint32_t width, height;
 	uda_surface *window;       /* WINDOW; NULL once the application destroyed it */
+	/* WINDOW of a native window kind (a wl_egl_window): the kind's. */
+	const struct platform_window_impl *window_impl;
+	void *window_data;
 	uda_allocation *pixmap;    /* PIXMAP; the application's */
 	bool pixmap_loaded;        /* its content copied into `internal` */
 	bool lost;                 /* the native window was destroyed */
@@ -201,12 +260,11 @@ struct platform_image {
 };
 
 /* platform.c */
-/* loadEGLExternalPlatform of a module: a platform serving `serves`
- * (EGL_PLATFORM_UDA, or EGL_PLATFORM_GBM_KHR for uda's gbm_devices). A
- * driver routes each platform enum to the platforms that declare it, one
- * enum a module, so GBM comes in a module of its own (entry_gbm.c). */
+/* loadEGLExternalPlatform of a module: a platform serving `module`'s
+ * enum (EGL_PLATFORM_UDA; EGL_PLATFORM_GBM_KHR for uda's gbm_devices;
+ * EGL_PLATFORM_WAYLAND_KHR). */
 EGLBoolean platform_load(int major, int minor, const EGLExtDriver *driver, EGLExtPlatform *platform_out,
-                         EGLenum serves);
+                         const struct platform_module *module);
 
 /* A line on stderr under UDA_LOG: what the driver asked of the platform. */
 void platform_debug(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -232,6 +290,11 @@ uda_device *gbm_native_guess_device(void *native);
 uda_surface *gbm_native_window_surface(void *native);
 
 /* display.c */
+extern const struct platform_module platform_module_uda, platform_module_gbm;
+/* The display of a native of a kind with a platform_display_impl: one
+ * per native, made on first use. */
+EGLDisplay platform_display_of_native(struct uda_platform *platform, void *native,
+                                      const struct platform_display_impl *impl);
 EGLDisplay platform_get_display(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
 /* The display behind an application handle, NULL (with EGL_BAD_DISPLAY
  * or EGL_NOT_INITIALIZED set) if it is not one of ours or not usable. */

@@ -191,7 +191,10 @@ static bool hold_buffer(struct platform_surface *surface, uda_surface *window)
 {
 	if (surface->held)
 		return true;
-	if (!surface->native_fences) {
+	if (surface->window_impl) {
+		if (!surface->window_impl->dequeue(surface, &surface->buffer))
+			return false;
+	} else if (!surface->native_fences) {
 		if (uda_surface_dequeue(window, UINT64_MAX, &surface->buffer) != UDA_SUCCESS)
 			return false;
 	} else {
@@ -363,8 +366,7 @@ static EGLSurface add_surface(struct platform_display *display, struct platform_
 		/* EGL_BAD_CONFIG, EGL_BAD_MATCH... from the driver, as it is. */
 		platform_set_error(platform, error == EGL_SUCCESS ? EGL_BAD_ALLOC : error,
 		                   "the device cannot make a %ux%u surface of this config", surface->width, surface->height);
-		free(surface);
-		return EGL_NO_SURFACE;
+		return EGL_NO_SURFACE; /* the surface stays the caller's */
 	}
 	surface->references = 1; /* the display's list */
 	pthread_mutex_lock(&platform->lock);
@@ -384,12 +386,62 @@ static bool window_in_use(struct platform_display *display, uda_surface *window)
 	return used;
 }
 
+/* Settings every window takes from its config and the environment. */
+static void window_setup(struct platform_surface *surface, struct platform_display *display, EGLConfig config)
+{
+	struct uda_platform *platform = display->platform;
+	surface->release_fence = -1;
+	surface->display = display;
+	surface->kind = PLATFORM_SURFACE_WINDOW;
+	surface->config = config;
+	EGLint samples = 0;
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_SAMPLES, &samples);
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_DEPTH_SIZE, &surface->depth_size);
+	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
+	const char *copy = secure_getenv("UDA_EGL_PLATFORM_COPY");
+	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
+}
+
+/* A window of a native kind (a wl_egl_window): the kind makes the
+ * uda_surface and owns it. */
+static EGLSurface create_native_window(struct platform_display *display, EGLConfig config, void *native)
+{
+	struct uda_platform *platform = display->platform;
+	uint32_t format = platform_config_fourcc(display, config);
+	if (!format) {
+		platform_set_error(platform, EGL_BAD_MATCH, "eglCreateWindowSurface: the config renders no window format");
+		return EGL_NO_SURFACE;
+	}
+	struct platform_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		return EGL_NO_SURFACE;
+	}
+	window_setup(surface, display, config);
+	if (!display->impl->create_window(display, surface, native, format)) {
+		free(surface);
+		return EGL_NO_SURFACE;
+	}
+	uda_surface_get_size(surface->window, &surface->width, &surface->height);
+	EGLSurface handle = add_surface(display, surface);
+	if (handle == EGL_NO_SURFACE) {
+		surface->window_impl->destroy(surface);
+		free(surface);
+	}
+	return handle;
+}
+
 static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs)
 {
 	struct platform_display *display = platform_display_get(dpy, true);
 	if (!display)
 		return EGL_NO_SURFACE;
 	struct uda_platform *platform = display->platform;
+	if (display->impl) {
+		if (!check_attribs(platform, attribs, "eglCreateWindowSurface"))
+			return EGL_NO_SURFACE;
+		return create_native_window(display, config, native);
+	}
 	uda_context *ctx = uda_device_get_context(display->device);
 	/* A GBM display's windows are gbm_surfaces (read only then: the
 	 * platform type says what the pointer is). */
@@ -431,17 +483,8 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
 		return EGL_NO_SURFACE;
 	}
-	surface->release_fence = -1;
-	surface->display = display;
-	surface->kind = PLATFORM_SURFACE_WINDOW;
-	surface->config = config;
+	window_setup(surface, display, config);
 	surface->window = window;
-	EGLint samples = 0;
-	platform->egl.GetConfigAttrib(display->internal, config, EGL_SAMPLES, &samples);
-	platform->egl.GetConfigAttrib(display->internal, config, EGL_DEPTH_SIZE, &surface->depth_size);
-	platform->egl.GetConfigAttrib(display->internal, config, EGL_STENCIL_SIZE, &surface->stencil_size);
-	const char *copy = secure_getenv("UDA_EGL_PLATFORM_COPY");
-	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
 	surface->native_fences = frame_fence_supported(display, &surface->gpu_waits);
 	uda_surface_get_size(window, &surface->width, &surface->height);
 	if (uda_surface_add_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS) {
@@ -451,8 +494,10 @@ static EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, 
 	}
 	uda_surface_set_present_mode(window, UDA_PRESENT_MODE_FIFO);
 	EGLSurface handle = add_surface(display, surface);
-	if (handle == EGL_NO_SURFACE)
+	if (handle == EGL_NO_SURFACE) {
 		uda_surface_remove_destroy_callback(window, window_destroyed, surface);
+		free(surface);
+	}
 	return handle;
 }
 
@@ -490,7 +535,10 @@ static EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, 
 	surface->pixmap = pixmap;
 	surface->width = metadata.width;
 	surface->height = metadata.height;
-	return add_surface(display, surface);
+	EGLSurface handle = add_surface(display, surface);
+	if (handle == EGL_NO_SURFACE)
+		free(surface);
+	return handle;
 }
 
 typedef EGLSurface (*create_function)(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs);
@@ -560,10 +608,16 @@ static void surface_free(struct platform_surface *surface)
 	if (window) {
 		if (surface->held)
 			uda_surface_cancel(window, surface->buffer.buffer_id); /* keeps its own fence */
-		orphaned = uda_surface_remove_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS;
-		surface->orphaned = orphaned;
+		if (!surface->window_impl) {
+			orphaned = uda_surface_remove_destroy_callback(window, window_destroyed, surface) != UDA_SUCCESS;
+			surface->orphaned = orphaned;
+		}
 	}
 	pthread_mutex_unlock(&platform->lock);
+	/* A native window's uda_surface is the kind's own: no one else can
+	 * destroy it, and it goes with the kind's objects. */
+	if (surface->window_impl)
+		surface->window_impl->destroy(surface);
 	if (!orphaned)
 		free(surface);
 }
@@ -699,9 +753,10 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	struct uda_platform *platform = display->platform;
 	pthread_mutex_lock(&platform->lock);
 	uda_surface *window = surface->window;
+	const bool lost = surface->lost;
 	pthread_mutex_unlock(&platform->lock);
-	if (!window) {
-		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the uda_surface was destroyed");
+	if (!window || lost) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the native window was destroyed");
 		return EGL_FALSE;
 	}
 	if (platform->egl.GetCurrentSurface(EGL_DRAW) != surface->internal) {
@@ -746,6 +801,9 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	forget_release(surface);
 	surface->pbuffer_frames++;
 	pthread_mutex_unlock(&platform->lock);
+	/* A native window's frame goes on to its compositor. */
+	if (surface->window_impl && !surface->window_impl->present(surface))
+		return EGL_FALSE;
 
 	/* The next frame's buffer: waits here while the consumer holds all
 	 * of them (FIFO), which paces the producer to the consumer. */
@@ -823,6 +881,10 @@ EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval)
 		return EGL_TRUE; /* a pbuffer's interval means nothing */
 	/* Clamped to [0, 1]: a queue has no notion of skipping vblanks. */
 	EGLint clamped = interval <= 0 ? 0 : 1;
+	if (surface->window_impl) {
+		surface->window_impl->set_swap_interval(surface, clamped);
+		return EGL_TRUE;
+	}
 	pthread_mutex_lock(&platform->lock);
 	uda_surface *window = surface->window;
 	pthread_mutex_unlock(&platform->lock);

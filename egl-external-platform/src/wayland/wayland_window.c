@@ -1,0 +1,348 @@
+/* Window surfaces of wl_egl_windows (libwayland-egl's backend ABI): GL
+ * renders into the buffers of a uda_surface the window owns, and each
+ * queued frame goes to the compositor as a wl_buffer, attached, damaged
+ * and committed on the application's wl_surface through a wrapper on the
+ * platform's own event queue. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "wayland_platform.h"
+
+/* Swap interval 1 waits this long for the previous frame's callback; a
+ * compositor that stopped sending them (a hidden window, a stalled
+ * compositor) slows the application to this pace instead of blocking it
+ * for good. */
+#define WAYLAND_FRAME_TIMEOUT_MS 1000
+/* How long a dequeue waits for the compositor to release a buffer. */
+#define WAYLAND_RELEASE_TIMEOUT_MS 5000
+
+static bool readable(const void *pointer, size_t size)
+{
+	if (!pointer)
+		return false;
+	const long page_size = sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)pointer & ~((uintptr_t)page_size - 1);
+	uintptr_t last = ((uintptr_t)pointer + size - 1) & ~((uintptr_t)page_size - 1);
+	unsigned char resident = 0;
+	for (uintptr_t page = first; page <= last; page += (uintptr_t)page_size) {
+		if (mincore((void *)page, (size_t)page_size, &resident) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Versions 3 and later carry the version first; older libwayland-egl put
+ * the wl_surface pointer there (Mesa tells the two apart the same way). */
+static bool is_wl_egl_window(const struct wl_egl_window *native)
+{
+	if (!readable(native, sizeof(*native)) || native->version < 3 || native->version > 0xffff)
+		return false;
+	return readable(native->surface, sizeof(void *)) &&
+	       *(const struct wl_interface *const *)native->surface == &wl_surface_interface;
+}
+
+static void native_resized(struct wl_egl_window *native, void *data)
+{
+	struct wayland_window *window = data;
+	if (native->width > 0 && native->height > 0)
+		uda_surface_resize(window->surface->window, (uint32_t)native->width, (uint32_t)native->height);
+}
+
+/* wl_egl_window_destroy: the native window goes before the EGLSurface.
+ * Later swaps and eglMakeCurrent fail with EGL_BAD_NATIVE_WINDOW. */
+static void native_destroyed(void *data)
+{
+	struct wayland_window *window = data;
+	struct uda_platform *platform = window->surface->display->platform;
+	pthread_mutex_lock(&platform->lock);
+	window->native = NULL;
+	window->surface->lost = true;
+	pthread_mutex_unlock(&platform->lock);
+}
+
+static bool connection_lost(struct wayland_window *window)
+{
+	if (!window->disconnected && wl_display_get_error(window->wayland->native) != 0) {
+		window->disconnected = true;
+		platform_debug("Wayland: the connection to the compositor failed (%s)",
+		               strerror(wl_display_get_error(window->wayland->native)));
+	}
+	return window->disconnected;
+}
+
+static bool wayland_dequeue(struct platform_surface *surface, uda_surface_buffer *out_buffer)
+{
+	struct wayland_window *window = surface->window_data;
+	struct uda_platform *platform = surface->display->platform;
+	const int64_t deadline = wayland_now_ms() + WAYLAND_RELEASE_TIMEOUT_MS;
+	for (;;) {
+		uda_result result = uda_surface_dequeue(surface->window, 0, out_buffer);
+		if (result == UDA_SUCCESS)
+			return true;
+		if (result != UDA_ERROR_TIMEOUT) {
+			platform_set_error(platform, EGL_BAD_ALLOC, "no buffer: %s",
+			                   uda_context_get_error(window->wayland->context));
+			return false;
+		}
+		/* Every buffer is with the compositor: its releases come as
+		 * events on the platform's queue. */
+		int64_t left = deadline - wayland_now_ms();
+		if (connection_lost(window) || left <= 0 || wayland_display_dispatch(window->wayland, (int)left) < 0) {
+			platform_set_error(platform, connection_lost(window) ? EGL_BAD_NATIVE_WINDOW : EGL_BAD_ALLOC,
+			                   "no buffer: the compositor %s",
+			                   connection_lost(window) ? "is gone" : "released none in time");
+			return false;
+		}
+	}
+}
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	(void)time;
+	struct wayland_window *window = data;
+	wl_callback_destroy(callback);
+	window->frame_callback = NULL;
+}
+
+static const struct wl_callback_listener frame_listener = {.done = frame_done};
+
+/* Swap interval 1: the previous frame was shown before the next goes. */
+static void wait_for_frame_callback(struct wayland_window *window)
+{
+	const int64_t deadline = wayland_now_ms() + WAYLAND_FRAME_TIMEOUT_MS;
+	while (window->frame_callback && !connection_lost(window)) {
+		int64_t left = deadline - wayland_now_ms();
+		if (left <= 0 || wayland_display_dispatch(window->wayland, (int)left) < 0)
+			break;
+	}
+	if (window->frame_callback) {
+		platform_debug("Wayland: no frame callback in %d ms; presenting anyway", WAYLAND_FRAME_TIMEOUT_MS);
+		wl_callback_destroy(window->frame_callback);
+		window->frame_callback = NULL;
+	}
+}
+
+/* The frame's rows into a wl_shm buffer: GL's memory cannot be the
+ * compositor's here (docs/wayland.md), so this is the one copy, as in
+ * Mesa's software path. */
+static bool copy_to_shm(struct wayland_window *window, const uda_surface_frame *frame,
+                        struct wayland_shm_buffer **out_buffer)
+{
+	struct uda_platform *platform = window->surface->display->platform;
+	struct wayland_shm_buffer *buffer = wayland_shm_acquire(window, frame->width, frame->height);
+	if (!buffer)
+		return false;
+	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	void *pixels = NULL;
+	if (uda_allocation_get_metadata(frame->allocation, &metadata) != UDA_SUCCESS ||
+	    uda_allocation_map(frame->allocation, UDA_ACCESS_READ, &pixels) != UDA_SUCCESS) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame cannot be read: %s",
+		                   uda_context_get_error(window->wayland->context));
+		return false;
+	}
+	uda_allocation_begin_cpu_access(frame->allocation, UDA_ACCESS_READ);
+	wayland_shm_copy(window, buffer, (const uint8_t *)pixels + metadata.planes[0].offset, metadata.planes[0].pitch);
+	uda_allocation_end_cpu_access(frame->allocation, UDA_ACCESS_READ);
+	uda_allocation_unmap(frame->allocation);
+	*out_buffer = buffer;
+	return true;
+}
+
+static void send_damage(struct wayland_window *window, const uda_surface_frame *frame)
+{
+	/* wl_surface.damage_buffer came with version 4; before it, damage is
+	 * in surface coordinates, which a scale or transform would change:
+	 * the whole surface then. */
+	if (window->wl_surface_version < 4 || frame->damage_count == 0) {
+		if (window->wl_surface_version >= 4)
+			wl_surface_damage_buffer(window->wl_surface, 0, 0, INT32_MAX, INT32_MAX);
+		else
+			wl_surface_damage(window->wl_surface, 0, 0, INT32_MAX, INT32_MAX);
+		return;
+	}
+	for (uint32_t i = 0; i < frame->damage_count; i++) {
+		const uda_rect *r = &frame->damage[i];
+		wl_surface_damage_buffer(window->wl_surface, r->x, r->y, r->width, r->height);
+	}
+}
+
+static bool wayland_present(struct platform_surface *surface)
+{
+	struct wayland_window *window = surface->window_data;
+	struct uda_platform *platform = surface->display->platform;
+	uda_surface_frame frame;
+	if (uda_surface_acquire(surface->window, 0, &frame) != UDA_SUCCESS) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame was not queued: %s",
+		                   uda_context_get_error(window->wayland->context));
+		return false;
+	}
+	pthread_mutex_lock(&platform->lock);
+	struct wl_egl_window *native = window->native;
+	pthread_mutex_unlock(&platform->lock);
+	if (!native || connection_lost(window)) {
+		uda_surface_release(surface->window, frame.buffer_id);
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the %s is gone",
+		                   native ? "compositor" : "wl_egl_window");
+		return false;
+	}
+	if (window->swap_interval > 0)
+		wait_for_frame_callback(window);
+	struct wayland_shm_buffer *buffer = NULL;
+	bool copied = copy_to_shm(window, &frame, &buffer);
+	uda_surface_release(surface->window, frame.buffer_id);
+	if (!copied)
+		return false;
+
+	wl_surface_attach(window->wl_surface, buffer->buffer, native->dx, native->dy);
+	native->dx = native->dy = 0;
+	native->attached_width = (int)frame.width;
+	native->attached_height = (int)frame.height;
+	send_damage(window, &frame);
+	if (window->swap_interval > 0) {
+		window->frame_callback = wl_surface_frame(window->wl_surface);
+		if (window->frame_callback)
+			wl_callback_add_listener(window->frame_callback, &frame_listener, window);
+	}
+	wl_surface_commit(window->wl_surface);
+	buffer->busy = true;
+	buffer->age_frame = ++window->frames_presented;
+	if (wl_display_flush(window->wayland->native) < 0 && errno != EAGAIN && connection_lost(window)) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the compositor is gone");
+		return false;
+	}
+	return true;
+}
+
+static void wayland_set_swap_interval(struct platform_surface *surface, EGLint interval)
+{
+	struct wayland_window *window = surface->window_data;
+	window->swap_interval = interval;
+}
+
+static void wayland_destroy(struct platform_surface *surface)
+{
+	struct wayland_window *window = surface->window_data;
+	if (!window)
+		return;
+	struct uda_platform *platform = surface->display->platform;
+	if (window->frame_callback)
+		wl_callback_destroy(window->frame_callback);
+	wayland_shm_destroy_all(window);
+	if (window->wl_surface)
+		wl_proxy_wrapper_destroy(window->wl_surface);
+	pthread_mutex_lock(&platform->lock);
+	struct wl_egl_window *native = window->native;
+	if (native) {
+		native->driver_private = NULL;
+		native->resize_callback = NULL;
+		native->destroy_window_callback = NULL;
+	}
+	pthread_mutex_unlock(&platform->lock);
+	uda_surface_destroy(surface->window);
+	surface->window = NULL;
+	surface->window_data = NULL;
+	free(window);
+}
+
+static const struct platform_window_impl wayland_window_impl = {
+	.dequeue = wayland_dequeue,
+	.present = wayland_present,
+	.set_swap_interval = wayland_set_swap_interval,
+	.destroy = wayland_destroy,
+};
+
+/* The buffers GL renders into: negotiated between the GL device and the
+ * device that allocates for it, readable by the CPU, which copies them
+ * into wl_shm memory. */
+static uda_surface *create_buffers(struct wayland_display *wayland, uint32_t width, uint32_t height, uint32_t format)
+{
+	static const uda_usage_atom render_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, NULL}};
+	static const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+	static const uda_usage_atom read_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_CPU_READ, sizeof(often), often}};
+	const uda_usage render = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, render_atoms};
+	const uda_usage read = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, read_atoms};
+	const uda_device_usage devices[] = {{wayland->gl, &render}, {wayland->allocator, &read}};
+	const uda_surface_create_info info = {
+		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
+		.width = width,
+		.height = height,
+		.format = format,
+		.device_count = 2,
+		.devices = devices,
+		.present_mode = UDA_PRESENT_MODE_FIFO,
+	};
+	uda_surface *buffers = NULL;
+	if (uda_surface_create(wayland->context, &info, &buffers) != UDA_SUCCESS)
+		return NULL;
+	return buffers;
+}
+
+bool wayland_window_create(struct platform_display *display, struct platform_surface *surface, void *native_window,
+                           uint32_t format)
+{
+	struct uda_platform *platform = display->platform;
+	struct wayland_display *wayland = display->impl_data;
+	struct wl_egl_window *native = native_window;
+	if (!is_wl_egl_window(native)) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglCreateWindowSurface: %p is not a wl_egl_window",
+		                   native_window);
+		return false;
+	}
+	if (native->driver_private) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: the wl_egl_window has an EGLSurface");
+		return false;
+	}
+	if (native->width <= 0 || native->height <= 0 || (uint32_t)native->width > UDA_MAX_DIMENSION ||
+	    (uint32_t)native->height > UDA_MAX_DIMENSION) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglCreateWindowSurface: a %dx%d wl_egl_window",
+		                   native->width, native->height);
+		return false;
+	}
+	struct wayland_window *window = calloc(1, sizeof(*window));
+	if (!window) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		return false;
+	}
+	window->surface = surface;
+	window->wayland = wayland;
+	window->format = format;
+	window->swap_interval = 1;
+	bool swizzle = false;
+	window->shm_format = wayland_shm_format_for(wayland, format, &swizzle);
+	if (!window->shm_format) {
+		free(window);
+		platform_set_error(platform, EGL_BAD_MATCH,
+		                   "eglCreateWindowSurface: the compositor takes no wl_shm format for 0x%08x", format);
+		return false;
+	}
+	uda_surface *buffers = create_buffers(wayland, (uint32_t)native->width, (uint32_t)native->height, format);
+	if (!buffers) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
+		                   uda_context_get_error(wayland->context));
+		free(window);
+		return false;
+	}
+	window->wl_surface = wl_proxy_create_wrapper(native->surface);
+	if (!window->wl_surface) {
+		uda_surface_destroy(buffers);
+		free(window);
+		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		return false;
+	}
+	wl_proxy_set_queue((struct wl_proxy *)window->wl_surface, wayland->queue);
+	window->wl_surface_version = wl_proxy_get_version((struct wl_proxy *)native->surface);
+	platform_debug("Wayland: a %dx%d window of 0x%08x, sent through wl_shm as 0x%08x%s", native->width,
+	               native->height, format, window->shm_format, swizzle ? " (red and blue swapped)" : "");
+
+	window->native = native;
+	native->driver_private = window;
+	native->resize_callback = native_resized;
+	native->destroy_window_callback = native_destroyed;
+	surface->window = buffers;
+	surface->window_impl = &wayland_window_impl;
+	surface->window_data = window;
+	return true;
+}
