@@ -3,6 +3,7 @@
 # fails on any definitely or indirectly lost byte of uda's (drivers' own
 # are suppressed in tests/sanitizer/valgrind.supp, each with its reason)
 # and on any invalid read or write. Uses the release build in build/.
+# Prints the whole log of every program that fails.
 #
 #   scripts/valgrind.sh            every program below, two at a time
 set -euo pipefail
@@ -28,8 +29,11 @@ failed=0
 for p in "${programs[@]}"; do
 	rc=$(cat "$out/$p.rc")
 	if [[ $rc != 0 ]]; then
-		echo "== $p: exit $rc"
-		grep -E "definitely|indirectly|Invalid|uninitialised|FAILED" "$out/$p.log" | head -20
+		# The whole log: which assertion fired, or which error memcheck
+		# reported, is in it, and $out goes with the script.
+		echo "== $p: exit $rc; its whole log:"
+		cat "$out/$p.log"
+		echo "== end of $p's log"
 		failed=1
 	else
 		echo "== $p: no leak, no invalid access"
