@@ -281,6 +281,8 @@ static EGLBoolean export_unload(void *data)
 	unloads++;
 	pthread_mutex_unlock(&loaded_lock);
 	platform_display_destroy_all(platform);
+	if (platform->module->unload)
+		platform->module->unload(platform);
 	pthread_mutex_destroy(&platform->lock);
 	free(platform);
 	return EGL_TRUE;

@@ -91,6 +91,9 @@ struct platform_module {
 	 * module's kind, told without trusting the pointer. */
 	bool (*is_native_display)(void *native);
 	EGLDisplay (*get_display)(struct uda_platform *platform, EGLenum type, void *native, const EGLAttrib *attribs);
+	/* The driver unloads the platform, after its displays went: what the
+	 * module keeps for all of them (platform->module_data). May be NULL. */
+	void (*unload)(struct uda_platform *platform);
 };
 
 /* A display whose native display is not a uda device (a wl_display):
@@ -144,6 +147,9 @@ struct uda_platform {
 	pthread_mutex_t lock;
 	struct platform_display *displays;
 	const struct platform_module *module;
+	/* The module's, shared by its displays (the Wayland module's uda
+	 * context); made under `lock`. */
+	void *module_data;
 };
 
 /* The application's EGLDisplay: one per uda device, as EGL wants one
@@ -345,6 +351,10 @@ GLuint hook_default_framebuffer(void);
 void hook_leave_display(void);
 void hook_release_thread(void);
 void hook_release_current(void);
+/* A native window's size changed: the frame being drawn takes it when
+ * the surface is current on this thread (else at its next
+ * eglMakeCurrent). */
+void platform_window_resized(struct platform_surface *surface);
 /* eglTerminate: every surface destroyed (those current somewhere go when
  * their threads let go). `unloading`: the driver unloads the platform,
  * everything goes now. */

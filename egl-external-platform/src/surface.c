@@ -747,6 +747,48 @@ static uint32_t convert_damage(const struct platform_surface *surface, const EGL
 	return kept;
 }
 
+/* A native window was resized (wl_egl_window_resize) while its surface
+ * holds a buffer of the old size for the frame being drawn. As with
+ * Mesa's Wayland platform, the frame being drawn takes the new size: when
+ * the surface is current on this thread the buffer is exchanged now
+ * (what was drawn into it is lost, as there), else the exchange waits
+ * for the next eglMakeCurrent. */
+void platform_window_resized(struct platform_surface *surface)
+{
+	uint32_t width = 0, height = 0;
+	uda_surface_get_size(surface->window, &width, &height);
+	if (!surface->held || (surface->buffer.width == width && surface->buffer.height == height) ||
+	    current_draw() != surface)
+		return;
+	struct platform_display *display = surface->display;
+	const bool direct = direct_current.surface == surface;
+	const GLuint drawn_framebuffer = direct ? direct_current.framebuffer : 0;
+	uda_surface_cancel(surface->window, surface->buffer.buffer_id);
+	forget_release(surface);
+	surface->held = false;
+	platform_busy++;
+	bool held = hold_buffer(surface, surface->window);
+	platform_busy--;
+	if (!held) {
+		if (direct)
+			direct_fall_back(surface);
+		return; /* the next swap dequeues again */
+	}
+	follow_buffer_size(surface, surface->buffer.width, surface->buffer.height);
+	if (direct) {
+		struct gl_target *next = window_target(surface);
+		if (!next) {
+			direct_fall_back(surface);
+			return;
+		}
+		rebind(&display->platform->gl, drawn_framebuffer, next->framebuffer);
+		wait_for_release(surface);
+		direct_current.framebuffer = next->framebuffer;
+	}
+	gl_target_release_other_sizes(display, surface->targets, &surface->target_count, surface->buffer.width,
+	                              surface->buffer.height);
+}
+
 static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *rects, EGLint count)
 {
 	struct platform_display *display = surface->display;
@@ -1052,6 +1094,8 @@ static EGLBoolean make_current(struct platform_display *display, struct platform
 		pixmap_load(next_draw);
 	if (next_draw && next_draw->direct && context != EGL_NO_CONTEXT && (!next_read || next_read == next_draw))
 		direct_begin(next_draw);
+	if (next_draw && next_draw->window_impl && context != EGL_NO_CONTEXT)
+		platform_window_resized(next_draw);
 	return EGL_TRUE;
 }
 

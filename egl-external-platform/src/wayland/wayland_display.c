@@ -45,6 +45,7 @@ static bool wayland_display_is_native(void *native)
 }
 
 static const struct platform_display_impl wayland_display_impl;
+static void wayland_unload(struct uda_platform *platform);
 
 static EGLDisplay wayland_get_display(struct uda_platform *platform, EGLenum type, void *native,
                                       const EGLAttrib *attribs)
@@ -72,6 +73,7 @@ const struct platform_module platform_module_wayland = {
 	.client_extensions = "EGL_KHR_platform_wayland EGL_EXT_platform_wayland",
 	.is_native_display = wayland_display_is_native,
 	.get_display = wayland_get_display,
+	.unload = wayland_unload,
 };
 
 int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms)
@@ -184,13 +186,13 @@ bool wayland_display_has_shm_format(const struct wayland_display *wayland, uint3
 /* The GL device renders; a device of the same hardware that allocates
  * (its Vulkan device) gives the memory GL renders into; the system device
  * gives wl_shm's memory. */
-static bool choose_devices(struct wayland_display *wayland)
+static bool choose_devices(struct wayland_devices *chosen)
 {
 	uint32_t count = 0;
-	if (uda_context_enumerate_devices(wayland->context, &count, NULL) != UDA_SUCCESS || count == 0)
+	if (uda_context_enumerate_devices(chosen->context, &count, NULL) != UDA_SUCCESS || count == 0)
 		return false;
 	uda_device **devices = calloc(count, sizeof(*devices));
-	if (!devices || uda_context_enumerate_devices(wayland->context, &count, devices) != UDA_SUCCESS) {
+	if (!devices || uda_context_enumerate_devices(chosen->context, &count, devices) != UDA_SUCCESS) {
 		free(devices);
 		return false;
 	}
@@ -198,23 +200,62 @@ static bool choose_devices(struct wayland_display *wayland)
 		uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
 		if (uda_device_get_info(devices[i], &info) != UDA_SUCCESS)
 			continue;
-		if (info.api == UDA_DEVICE_API_CPU && !wayland->system)
-			wayland->system = devices[i];
-		if (info.api != UDA_DEVICE_API_GL || wayland->gl)
+		if (info.api == UDA_DEVICE_API_CPU && !chosen->system)
+			chosen->system = devices[i];
+		if (info.api != UDA_DEVICE_API_GL || chosen->gl)
 			continue;
 		for (uint32_t j = 0; j < count; j++) {
 			uda_device_info other = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
 			if (j != i && uda_device_get_info(devices[j], &other) == UDA_SUCCESS &&
 			    other.api == UDA_DEVICE_API_VULKAN && uda_device_same_hardware(devices[i], devices[j])) {
-				wayland->gl = devices[i];
-				wayland->allocator = devices[j];
+				chosen->gl = devices[i];
+				chosen->allocator = devices[j];
 				platform_debug("Wayland: GL device %s renders, its Vulkan device allocates", info.name);
 				break;
 			}
 		}
 	}
 	free(devices);
-	return wayland->gl && wayland->system;
+	return chosen->gl && chosen->system;
+}
+
+static void devices_destroy(struct wayland_devices *devices)
+{
+	if (devices)
+		uda_context_destroy(devices->context);
+	free(devices);
+}
+
+/* The module's devices, made by the first display that needs them. The
+ * platform's lock is not held while uda loads its backends: the GL
+ * backend calls EGL, which may call back into the platform. */
+static struct wayland_devices *module_devices(struct uda_platform *platform)
+{
+	pthread_mutex_lock(&platform->lock);
+	struct wayland_devices *devices = platform->module_data;
+	pthread_mutex_unlock(&platform->lock);
+	if (devices)
+		return devices;
+	struct wayland_devices *made = calloc(1, sizeof(*made));
+	if (!made || uda_context_create(NULL, &made->context) != UDA_SUCCESS || !choose_devices(made)) {
+		devices_destroy(made);
+		return NULL;
+	}
+	pthread_mutex_lock(&platform->lock);
+	if (!platform->module_data) {
+		platform->module_data = made;
+		made = NULL;
+	}
+	devices = platform->module_data;
+	pthread_mutex_unlock(&platform->lock);
+	devices_destroy(made); /* another thread was first */
+	return devices;
+}
+
+static void wayland_unload(struct uda_platform *platform)
+{
+	devices_destroy(platform->module_data);
+	platform->module_data = NULL;
 }
 
 static void disconnect(struct wayland_display *wayland)
@@ -271,17 +312,16 @@ static bool wayland_initialize(struct platform_display *display)
 			return false;
 		}
 	}
-	if (!wayland->context) {
-		/* The core logs under UDA_LOG itself. */
-		if (uda_context_create(NULL, &wayland->context) != UDA_SUCCESS || !choose_devices(wayland)) {
-			platform_set_error(platform, EGL_NOT_INITIALIZED,
-			                   "eglInitialize: uda found no GL device with a device that allocates for it");
-			uda_context_destroy(wayland->context);
-			wayland->context = NULL;
-			wayland->gl = wayland->allocator = wayland->system = NULL;
-			return false;
-		}
+	const struct wayland_devices *devices = module_devices(platform);
+	if (!devices) {
+		platform_set_error(platform, EGL_NOT_INITIALIZED,
+		                   "eglInitialize: uda found no GL device with a device that allocates for it");
+		return false;
 	}
+	wayland->context = devices->context;
+	wayland->gl = devices->gl;
+	wayland->allocator = devices->allocator;
+	wayland->system = devices->system;
 	uda_gl_device_native gl_native = {.type = UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE};
 	if (uda_device_get_native(wayland->gl, &gl_native) != UDA_SUCCESS) {
 		platform_set_error(platform, EGL_NOT_INITIALIZED, "eglInitialize: the GL device has no EGL display");
@@ -308,16 +348,15 @@ static void wayland_terminate(struct platform_display *display)
 		disconnect(wayland);
 }
 
-/* The uda context goes only here: contexts the application made on the
- * GL device's display may stay current past eglTerminate (EGL 1.5,
- * 3.2), so its display must too. */
+/* The uda context stays with the module: contexts the application made
+ * on the GL device's display may stay current past eglTerminate (EGL
+ * 1.5, 3.2), so its display must too. */
 static void wayland_destroy(struct platform_display *display)
 {
 	struct wayland_display *wayland = display->impl_data;
 	if (!wayland)
 		return;
 	disconnect(wayland);
-	uda_context_destroy(wayland->context);
 	if (!display->native && wayland->native)
 		wl_display_disconnect(wayland->native);
 	free(wayland);

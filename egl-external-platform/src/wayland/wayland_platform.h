@@ -25,9 +25,18 @@ struct wayland_display {
 	uint32_t shm_formats[WAYLAND_MAX_SHM_FORMATS];
 	uint32_t shm_format_count;
 	uint32_t dmabuf_version; /* 0: no zwp_linux_dmabuf_v1 */
-	/* The platform's own uda context: the GL device renders, a device
-	 * of the same hardware allocates what it renders into, and the
-	 * system device makes the wl_shm memory. */
+	/* The module's (struct wayland_devices), copied at eglInitialize. */
+	uda_context *context;
+	uda_device *gl;
+	uda_device *allocator;
+	uda_device *system;
+};
+
+/* The module's own uda context, one for all its displays (the platform's
+ * module_data): the GL device renders, a device of the same hardware
+ * allocates what it renders into, and the system device makes the wl_shm
+ * memory. Made at the first eglInitialize, gone at unload. */
+struct wayland_devices {
 	uda_context *context;
 	uda_device *gl;
 	uda_device *allocator;

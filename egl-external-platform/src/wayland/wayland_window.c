@@ -47,8 +47,10 @@ static bool is_wl_egl_window(const struct wl_egl_window *native)
 static void native_resized(struct wl_egl_window *native, void *data)
 {
 	struct wayland_window *window = data;
-	if (native->width > 0 && native->height > 0)
-		uda_surface_resize(window->surface->window, (uint32_t)native->width, (uint32_t)native->height);
+	if (native->width <= 0 || native->height <= 0 ||
+	    uda_surface_resize(window->surface->window, (uint32_t)native->width, (uint32_t)native->height) != UDA_SUCCESS)
+		return;
+	platform_window_resized(window->surface);
 }
 
 /* wl_egl_window_destroy: the native window goes before the EGLSurface.

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# An unmodified Wayland EGL program (weston-simple-egl, es2gears_wayland)
+# on uda's platform: libuda-egl-host preloaded, UDA_EGL_WAYLAND=1, a Weston
+# of its own (headless, GL renderer or pixman). Passes when the program's
+# colours are on Weston's screen, which they are not before it runs, and
+# its log shows the negotiation that placed its buffers.
+#
+#   run_unmodified_client.sh HOST_LIBRARY SCREENSHOT_CHECKER gl|pixman PROGRAM [ARGS...]
+set -euo pipefail
+host=$1 checker=$2 renderer=$3
+shift 3
+
+runtime=$(mktemp -d /tmp/uda-weston-XXXXXX)
+weston_pid= client_pid=
+cleanup() {
+	set +e
+	if [[ -n $client_pid ]]; then
+		kill "$client_pid" 2>/dev/null
+		wait "$client_pid" 2>/dev/null
+	fi
+	if [[ -n $weston_pid ]]; then
+		kill -CONT "$weston_pid" 2>/dev/null
+		kill "$weston_pid" 2>/dev/null
+		wait "$weston_pid" 2>/dev/null
+	fi
+	# UDA_TEST_SCREENSHOT_DIR keeps what was seen, to look at a failure.
+	[[ -n ${UDA_TEST_SCREENSHOT_DIR:-} ]] && cp "$runtime"/*.png "$UDA_TEST_SCREENSHOT_DIR" 2>/dev/null
+	rm -rf "$runtime"
+}
+trap cleanup EXIT
+
+cat >"$runtime/weston.ini" <<INI
+[core]
+idle-time=0
+[shell]
+startup-animation=none
+animation=none
+close-animation=none
+focus-animation=none
+background-color=0xff203040
+panel-position=none
+locking=false
+INI
+(cd "$runtime" && XDG_RUNTIME_DIR=$runtime LD_PRELOAD= exec weston --backend=headless-backend.so \
+	"--use-$renderer" --socket=wayland-uda --debug --config="$runtime/weston.ini" --log="$runtime/weston.log" \
+	--width=640 --height=480 </dev/null >/dev/null 2>&1) &
+weston_pid=$!
+for _ in $(seq 400); do
+	[[ -S $runtime/wayland-uda ]] && grep -q "weston-desktop-shell'" "$runtime/weston.log" 2>/dev/null && break
+	sleep 0.025
+done
+[[ -S $runtime/wayland-uda ]] || { echo "Weston did not start"; cat "$runtime/weston.log"; exit 1; }
+
+shoot() {
+	rm -f "$runtime"/wayland-screenshot-*.png
+	(cd "$runtime" && XDG_RUNTIME_DIR=$runtime WAYLAND_DISPLAY=wayland-uda LD_PRELOAD= weston-screenshooter)
+	cp "$runtime"/wayland-screenshot-*.png "$runtime/$1.png"
+}
+
+# The check must fail on Weston's own screen, or it proves nothing.
+shoot before
+if "$checker" "$runtime/before.png" >/dev/null; then
+	echo "the screenshot check passes without the program: it proves nothing"
+	exit 1
+fi
+
+XDG_RUNTIME_DIR=$runtime WAYLAND_DISPLAY=wayland-uda UDA_EGL_WAYLAND=1 UDA_LOG=debug LD_PRELOAD=$host \
+	"$@" >"$runtime/client.log" 2>&1 &
+client_pid=$!
+# Long enough for a few frames whatever the load; the check retries.
+shown=no
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.5
+	kill -0 "$client_pid" 2>/dev/null || break
+	shoot "after-$attempt"
+	if "$checker" "$runtime/after-$attempt.png"; then
+		shown=yes
+		break
+	fi
+done
+if ! grep -q "Wayland: a .* window of .*, sent through wl_shm" "$runtime/client.log"; then
+	echo "the program's window was not made by uda's platform:"
+	cat "$runtime/client.log"
+	exit 1
+fi
+grep -E "Wayland: (wl_shm with|a .* window)|allocated set" "$runtime/client.log" | sed 's/^/  /'
+if [[ $shown != yes ]]; then
+	echo "the program's frames did not reach the screen:"
+	tail -n 30 "$runtime/client.log"
+	exit 1
+fi
+echo "$(basename "$1")'s frames reached Weston ($renderer) through uda's platform"
