@@ -158,6 +158,8 @@ uda_result uda_negotiate(uda_context *ctx, const uda_negotiation_info *info, uda
 	}
 	if (result == UDA_SUCCESS && chain.layout_filter)
 		result = negotiation_layout_filter_apply(ctx, chain.layout_filter, folded);
+	if (result == UDA_SUCCESS && chain.layout_ranking)
+		result = negotiation_layout_ranking_apply(ctx, chain.layout_ranking, folded);
 	if (result != UDA_SUCCESS) {
 		uda_capability_set_list_destroy(folded);
 		return result;

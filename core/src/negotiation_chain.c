@@ -29,6 +29,20 @@ static uda_result parse_layout_filter(uda_context *ctx, const uda_negotiation_la
 	return UDA_SUCCESS;
 }
 
+static uda_result parse_layout_ranking(uda_context *ctx, const uda_negotiation_layout_ranking *ranking,
+                                       const char *caller, struct negotiation_chain *out)
+{
+	if (out->layout_ranking)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "%s: more than one layout ranking",
+		                             caller);
+	if (ranking->count == 0 || ranking->count > UDA_MAX_FILTER_MODIFIERS || !ranking->modifiers || !ranking->ranks)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "%s: a layout ranking takes 1..%u modifiers and as many ranks (got %u)",
+		                             caller, UDA_MAX_FILTER_MODIFIERS, ranking->count);
+	out->layout_ranking = ranking;
+	return UDA_SUCCESS;
+}
+
 uda_result negotiation_chain_parse(uda_context *ctx, const void *next, const char *caller,
                                    struct negotiation_chain *out)
 {
@@ -50,6 +64,9 @@ uda_result negotiation_chain_parse(uda_context *ctx, const void *next, const cha
 			break;
 		case UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER:
 			result = parse_layout_filter(ctx, (const uda_negotiation_layout_filter *)link, caller, out);
+			break;
+		case UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING:
+			result = parse_layout_ranking(ctx, (const uda_negotiation_layout_ranking *)link, caller, out);
 			break;
 		default:
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
@@ -122,6 +139,53 @@ uda_result negotiation_layout_filter_apply(uda_context *ctx, const uda_negotiati
 	return UDA_SUCCESS;
 }
 
+static uint32_t rank_of(const uda_capability_set_list *list, const struct uda_capability_set_record *set,
+                        const uda_negotiation_layout_ranking *ranking)
+{
+	uint64_t modifier;
+	uint32_t best = UINT32_MAX;
+	if (!capability_set_layout_modifier(list, set, &modifier))
+		return best;
+	for (uint32_t i = 0; i < ranking->count; i++) {
+		if (ranking->modifiers[i] == modifier && ranking->ranks[i] < best)
+			best = ranking->ranks[i];
+	}
+	return best;
+}
+
+uda_result negotiation_layout_ranking_apply(uda_context *ctx, const uda_negotiation_layout_ranking *ranking,
+                                            uda_capability_set_list *list)
+{
+	if (list->set_count < 2)
+		return UDA_SUCCESS;
+	struct uda_capability_set_record *sorted = malloc(sizeof(*sorted) * list->set_count);
+	uint32_t *ranks = malloc(sizeof(*ranks) * list->set_count);
+	if (!sorted || !ranks) {
+		free(sorted);
+		free(ranks);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	for (uint32_t s = 0; s < list->set_count; s++)
+		ranks[s] = rank_of(list, &list->sets[s], ranking);
+	/* Insertion by rank keeps equal ranks in negotiated order; lists are
+	 * short (a feedback's modifiers) and this runs once per negotiation. */
+	for (uint32_t s = 0; s < list->set_count; s++) {
+		uint32_t at = s;
+		while (at > 0 && ranks[at - 1] > ranks[s])
+			at--;
+		uint32_t rank = ranks[s];
+		struct uda_capability_set_record record = list->sets[s];
+		memmove(&ranks[at + 1], &ranks[at], sizeof(*ranks) * (s - at));
+		memmove(&sorted[at + 1], &sorted[at], sizeof(*sorted) * (s - at));
+		ranks[at] = rank;
+		sorted[at] = record;
+	}
+	memcpy(list->sets, sorted, sizeof(*sorted) * list->set_count);
+	free(sorted);
+	free(ranks);
+	return UDA_SUCCESS;
+}
+
 uda_result negotiation_chain_copy_init(struct negotiation_chain_copy *copy, const struct negotiation_chain *chain)
 {
 	memset(copy, 0, sizeof(*copy));
@@ -146,11 +210,35 @@ uda_result negotiation_chain_copy_init(struct negotiation_chain_copy *copy, cons
 		}
 		copy->layout_filter.modifiers = copy->modifiers;
 	}
-	/* Relinked only now: the structs sit in arrays that no longer move. */
-	for (uint32_t i = 0; i + 1 < copy->peer_count; i++)
-		copy->peers[i].next = &copy->peers[i + 1];
-	if (copy->peer_count && copy->has_layout_filter)
-		copy->peers[copy->peer_count - 1].next = &copy->layout_filter;
+	if (chain->layout_ranking) {
+		const uint32_t count = chain->layout_ranking->count;
+		copy->has_layout_ranking = true;
+		copy->layout_ranking = *chain->layout_ranking;
+		copy->ranked_modifiers = malloc(sizeof(uint64_t) * count);
+		copy->ranks = malloc(sizeof(uint32_t) * count);
+		if (!copy->ranked_modifiers || !copy->ranks)
+			return UDA_ERROR_OUT_OF_MEMORY;
+		memcpy(copy->ranked_modifiers, chain->layout_ranking->modifiers, sizeof(uint64_t) * count);
+		memcpy(copy->ranks, chain->layout_ranking->ranks, sizeof(uint32_t) * count);
+		copy->layout_ranking.modifiers = copy->ranked_modifiers;
+		copy->layout_ranking.ranks = copy->ranks;
+	}
+	/* Relinked only now: the structs sit in arrays that no longer move.
+	 * Order: peers, filter, ranking. */
+	const void *links[UDA_MAX_NEGOTIATION_PEERS + 2];
+	uint32_t link_count = 0;
+	for (uint32_t i = 0; i < copy->peer_count; i++)
+		links[link_count++] = &copy->peers[i];
+	if (copy->has_layout_filter)
+		links[link_count++] = &copy->layout_filter;
+	if (copy->has_layout_ranking)
+		links[link_count++] = &copy->layout_ranking;
+	for (uint32_t i = 0; i < link_count; i++) {
+		const void *next = i + 1 < link_count ? links[i + 1] : NULL;
+		/* Every chained struct starts with type and next. */
+		((uda_negotiation_peer_info *)links[i])->next = next;
+	}
+	copy->head = link_count ? links[0] : NULL;
 	return UDA_SUCCESS;
 }
 
@@ -159,12 +247,12 @@ void negotiation_chain_copy_finish(struct negotiation_chain_copy *copy)
 	for (uint32_t i = 0; i < copy->peer_count; i++)
 		uda_capability_set_list_destroy(copy->peer_sets[i]);
 	free(copy->modifiers);
+	free(copy->ranked_modifiers);
+	free(copy->ranks);
 	memset(copy, 0, sizeof(*copy));
 }
 
 const void *negotiation_chain_copy_head(const struct negotiation_chain_copy *copy)
 {
-	if (copy->peer_count)
-		return &copy->peers[0];
-	return copy->has_layout_filter ? (const void *)&copy->layout_filter : NULL;
+	return copy->head;
 }

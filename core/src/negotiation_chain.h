@@ -10,6 +10,7 @@ struct negotiation_chain {
 	const uda_negotiation_peer_info *peers[UDA_MAX_NEGOTIATION_PEERS];
 	uint32_t peer_count;
 	const uda_negotiation_layout_filter *layout_filter; /* NULL: none */
+	const uda_negotiation_layout_ranking *layout_ranking; /* NULL: none */
 };
 
 /* Checks every link; `caller` names the entry point in messages. */
@@ -21,6 +22,10 @@ uda_result negotiation_chain_parse(uda_context *ctx, const void *next, const cha
 uda_result negotiation_layout_filter_apply(uda_context *ctx, const uda_negotiation_layout_filter *filter,
                                            uda_capability_set_list *list);
 
+/* Orders a negotiated list in place by the ranking (stable). */
+uda_result negotiation_layout_ranking_apply(uda_context *ctx, const uda_negotiation_layout_ranking *ranking,
+                                            uda_capability_set_list *list);
+
 /* An owned copy of a parsed chain, relinked as a chain of its own. */
 struct negotiation_chain_copy {
 	uint32_t peer_count;
@@ -29,6 +34,11 @@ struct negotiation_chain_copy {
 	bool has_layout_filter;
 	uda_negotiation_layout_filter layout_filter;
 	uint64_t *modifiers;
+	bool has_layout_ranking;
+	uda_negotiation_layout_ranking layout_ranking;
+	uint64_t *ranked_modifiers;
+	uint32_t *ranks;
+	const void *head; /* the first link, NULL when the chain is empty */
 };
 
 uda_result negotiation_chain_copy_init(struct negotiation_chain_copy *copy, const struct negotiation_chain *chain);

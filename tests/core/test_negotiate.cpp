@@ -394,4 +394,53 @@ TEST_F(Negotiate, LayoutFilterKeepsTheCallersModifiersAndPrefersItsHandle)
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("more than one layout filter"), std::string::npos);
 }
 
+// A consumer's order of layouts (a compositor's feedback tranches): sets
+// move stably into rank order, unranked ones last; the ranking survives
+// beside a filter, and bad rankings are refused.
+TEST_F(Negotiate, LayoutRankingOrdersTheSetsAsTheConsumerPrefers)
+{
+	constexpr uint64_t X_TILED = I915_FORMAT_MOD_X_TILED, CCS = I915_FORMAT_MOD_Y_TILED_CCS;
+	uda_device *gpu = add(1, {{{layout(CCS), common(UDA_CAPABILITY_HANDLE, 1)}},
+	                          {{layout(TILED), common(UDA_CAPABILITY_HANDLE, 1)}},
+	                          {{layout(X_TILED), common(UDA_CAPABILITY_HANDLE, 1)}},
+	                          {{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, 1)}}});
+	uda_device_usage entry = {gpu, &render};
+	// A scanout tranche of X_TILED (rank 0), then a render tranche of
+	// TILED and CCS (rank 1); LINEAR unranked.
+	const uint64_t modifiers[] = {X_TILED, TILED, CCS};
+	const uint32_t ranks[] = {0, 1, 1};
+	uda_negotiation_layout_ranking ranking = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, nullptr, 3, modifiers,
+	                                          ranks};
+	uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &ranking, &assertion, 1, &entry};
+	uda_capability_set_list *raw = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+	ListPtr out(raw);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{X_TILED, CCS, TILED, DRM_FORMAT_MOD_LINEAR}));
+
+	// With a filter in the same chain: the filter keeps, the ranking orders.
+	const uint64_t allowed[] = {TILED, X_TILED};
+	uda_negotiation_layout_filter filter = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, &ranking, 2, allowed,
+	                                        UDA_HANDLE_TYPE_NONE};
+	info.next = &filter;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_SUCCESS);
+	out.reset(raw);
+	EXPECT_EQ(modifiers_of(out.get()), (std::vector<uint64_t>{X_TILED, TILED}));
+
+	// Bad rankings: empty, no arrays, too long, two of them.
+	info.next = &ranking;
+	ranking.count = 0;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	ranking.count = 3;
+	ranking.ranks = nullptr;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	ranking.ranks = ranks;
+	ranking.count = UDA_MAX_FILTER_MODIFIERS + 1;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	ranking.count = 3;
+	uda_negotiation_layout_ranking second = ranking;
+	ranking.next = &second;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &raw), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("more than one layout ranking"), std::string::npos);
+}
+
 } // namespace

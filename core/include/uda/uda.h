@@ -89,6 +89,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_TRANSITION = 15,
 	UDA_STRUCTURE_TYPE_REALLOCATE_INFO = 16,
 	UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO = 17,
+	UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING = 18,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,
@@ -601,6 +602,23 @@ typedef struct uda_negotiation_layout_filter {
 } uda_negotiation_layout_filter;
 
 #define UDA_MAX_FILTER_MODIFIERS 256u
+
+/* Chained to uda_negotiation_info::next (or uda_surface_create_info::next),
+ * at most once, applied after the layout filter: a consumer's order of
+ * layouts. The negotiated sets move, stably, into ascending rank of their
+ * LAYOUT; sets of a layout the ranking does not name (LAYOUT_OPAQUE ones
+ * among them) go after every ranked one, in negotiated order. A Wayland
+ * compositor's linux-dmabuf feedback gives one: a modifier ranks as the
+ * first tranche that lists it, so a scanout tranche the compositor sends
+ * first leads, while within a tranche (which the protocol leaves
+ * unordered) the devices' own order stands. Copied. */
+typedef struct uda_negotiation_layout_ranking {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING */
+	const void *next;
+	uint32_t count; /* 1 .. UDA_MAX_FILTER_MODIFIERS */
+	const uint64_t *modifiers;
+	const uint32_t *ranks; /* one per modifier; lower goes first */
+} uda_negotiation_layout_ranking;
 
 /* Asks every device for its sets, drops the sets that cannot hold the
  * assertion (max width/height/planes/pitch/size), and intersects the
