@@ -351,6 +351,10 @@ GLuint hook_default_framebuffer(void);
 void hook_leave_display(void);
 void hook_release_thread(void);
 void hook_release_current(void);
+/* A native window kind's new buffers (negotiated again, as for new
+ * linux-dmabuf feedback), exchanged while the surface holds none of the
+ * old ones: returns the old uda_surface, the kind's to destroy. */
+uda_surface *platform_window_replace(struct platform_surface *surface, uda_surface *replacement);
 /* A native window's size changed: the frame being drawn takes it when
  * the surface is current on this thread (else at its next
  * eglMakeCurrent). */

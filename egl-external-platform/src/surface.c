@@ -747,6 +747,18 @@ static uint32_t convert_damage(const struct platform_surface *surface, const EGL
 	return kept;
 }
 
+uda_surface *platform_window_replace(struct platform_surface *surface, uda_surface *replacement)
+{
+	/* Buffer ids are unique within one uda_surface only: what was made
+	 * for the old one's buffers goes before the new one's are used. */
+	release_targets(surface);
+	pthread_mutex_lock(&surface->display->platform->lock);
+	uda_surface *old = surface->window;
+	surface->window = replacement;
+	pthread_mutex_unlock(&surface->display->platform->lock);
+	return old;
+}
+
 /* A native window was resized (wl_egl_window_resize) while its surface
  * holds a buffer of the old size for the frame being drawn. As with
  * Mesa's Wayland platform, the frame being drawn takes the new size: when

@@ -13,10 +13,6 @@
 
 #include "wayland_platform.h"
 
-/* A compositor that answers nothing within this time is treated as gone:
- * eglInitialize fails instead of hanging the application. */
-#define WAYLAND_ROUNDTRIP_TIMEOUT_MS 5000
-
 /* Whether the page holding `pointer` is mapped, so its first word can be
  * read (Mesa asks the same question of native displays this way). */
 static bool pointer_is_readable(const void *pointer)
@@ -125,7 +121,7 @@ static bool roundtrip(struct wayland_display *wayland)
 	if (!callback)
 		return false;
 	wl_callback_add_listener(callback, &sync_listener, &done);
-	const int64_t deadline = wayland_now_ms() + WAYLAND_ROUNDTRIP_TIMEOUT_MS;
+	const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
 	while (!done) {
 		int64_t left = deadline - wayland_now_ms();
 		if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
@@ -156,9 +152,7 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		if (wayland->shm)
 			wl_shm_add_listener(wayland->shm, &shm_listener, wayland);
 	} else if (strcmp(interface, "zwp_linux_dmabuf_v1") == 0) {
-		/* Recorded for the log; its buffers need memory the GL device
-		 * can export as DMA-BUF (docs/wayland.md). */
-		wayland->dmabuf_version = version;
+		wayland_dmabuf_bind(wayland, registry, name, version);
 	}
 }
 
@@ -260,6 +254,7 @@ static void wayland_unload(struct uda_platform *platform)
 
 static void disconnect(struct wayland_display *wayland)
 {
+	wayland_dmabuf_unbind(wayland);
 	if (wayland->shm)
 		wl_shm_destroy(wayland->shm);
 	if (wayland->registry)
@@ -273,7 +268,6 @@ static void disconnect(struct wayland_display *wayland)
 	wayland->wrapper = NULL;
 	wayland->queue = NULL;
 	wayland->shm_format_count = 0;
-	wayland->dmabuf_version = 0;
 }
 
 static bool connect_display(struct wayland_display *wayland)
@@ -332,8 +326,11 @@ static bool wayland_initialize(struct platform_display *display)
 		platform_set_error(platform, EGL_NOT_INITIALIZED, "eglInitialize: the compositor did not answer");
 		return false;
 	}
-	platform_debug("Wayland: wl_shm with %u formats, zwp_linux_dmabuf_v1 %s%u", wayland->shm_format_count,
-	               wayland->dmabuf_version ? "version " : "absent ", wayland->dmabuf_version);
+	const struct feedback *feedback = wayland_dmabuf_feedback(wayland);
+	platform_debug("Wayland: wl_shm with %u formats; zwp_linux_dmabuf_v1 %s%u, %u tranche(s)%s",
+	               wayland->shm_format_count, wayland->dmabuf_version ? "version " : "absent ",
+	               wayland->dmabuf_version, feedback ? feedback->tranche_count : 0,
+	               feedback && feedback->has_main_device ? " for a main device" : "");
 	pthread_mutex_lock(&platform->lock);
 	display->device = wayland->gl;
 	display->internal = gl_native.egl_display;

@@ -7,6 +7,28 @@
 #include <wayland-egl-backend.h>
 
 #include "../platform.h"
+#include "wayland_feedback.h"
+
+struct zwp_linux_dmabuf_v1;
+struct zwp_linux_dmabuf_feedback_v1;
+
+/* How long the platform waits for the compositor's answer to a request
+ * it cannot go on without (a roundtrip, a DMA-BUF import). A compositor
+ * silent for longer is treated as gone, not waited for forever. */
+#define WAYLAND_ANSWER_TIMEOUT_MS 5000
+
+/* One zwp_linux_dmabuf_feedback_v1 object (default or per surface): the
+ * feedback being received, and the last one complete. */
+struct dmabuf_feedback_listener {
+	struct zwp_linux_dmabuf_feedback_v1 *object;
+	struct feedback pending, current;
+	struct table_entry *table; /* the compositor's format table, mapped */
+	uint32_t table_size;
+	bool tranche_open;
+	bool broken;   /* the pending feedback broke the protocol's rules */
+	bool received; /* a `done` came */
+	uint64_t generation; /* counts the `done`s that changed `current` */
+};
 
 #define WAYLAND_MAX_SHM_FORMATS 64u
 /* Buffers the compositor may hold at once before a swap waits: as many
@@ -24,7 +46,12 @@ struct wayland_display {
 	struct wl_shm *shm;
 	uint32_t shm_formats[WAYLAND_MAX_SHM_FORMATS];
 	uint32_t shm_format_count;
-	uint32_t dmabuf_version; /* 0: no zwp_linux_dmabuf_v1 */
+	/* zwp_linux_dmabuf_v1 version 3 or 4; NULL when the compositor has
+	 * none (or an older one, which names no modifiers). */
+	struct zwp_linux_dmabuf_v1 *dmabuf;
+	uint32_t dmabuf_version;
+	struct dmabuf_feedback_listener default_feedback; /* version 4 */
+	struct feedback legacy_formats;                   /* version 3 */
 	/* The module's (struct wayland_devices), copied at eglInitialize. */
 	uda_context *context;
 	uda_device *gl;
@@ -53,6 +80,25 @@ struct wayland_shm_buffer {
 	uint64_t age_frame; /* the frame last copied into it */
 };
 
+/* How a window's frames reach the compositor. */
+enum wayland_buffer_path {
+	/* Zero-copy: the buffers GL renders into are DMA-BUFs the compositor
+	 * imports, negotiated with its feedback. */
+	WAYLAND_PATH_DMABUF,
+	/* The fallback where nothing is common: each frame is copied into
+	 * wl_shm memory. */
+	WAYLAND_PATH_SHM,
+};
+
+/* A wl_buffer of one of the uda_surface's DMA-BUF buffers, kept while the
+ * buffer lives. */
+struct wayland_dmabuf_buffer {
+	struct wayland_window *window;
+	uint64_t buffer_id;
+	struct wl_buffer *buffer;
+	bool busy; /* attached; the frame stays acquired until release */
+};
+
 struct wayland_window {
 	struct platform_surface *surface;
 	struct wayland_display *wayland;
@@ -70,6 +116,15 @@ struct wayland_window {
 	bool disconnected;
 	struct wayland_shm_buffer shm[WAYLAND_MAX_SHM_BUFFERS];
 	uint64_t frames_presented;
+	enum wayland_buffer_path path;
+	uint64_t modifier; /* DMABUF: the buffers' layout */
+	struct wayland_dmabuf_buffer dmabuf[UDA_SURFACE_MAX_BUFFERS];
+	/* Version 4: the surface's own feedback, and the generation of it
+	 * (or of the default) the buffers were negotiated for. */
+	struct dmabuf_feedback_listener feedback;
+	uint64_t negotiated_generation;
+	/* A DMA-BUF the compositor refused: wl_shm from now on. */
+	bool dmabuf_refused;
 };
 
 /* wayland_display.c */
@@ -85,6 +140,35 @@ bool wayland_display_has_shm_format(const struct wayland_display *wayland, uint3
 /* wayland_window.c */
 bool wayland_window_create(struct platform_display *display, struct platform_surface *surface, void *native,
                            uint32_t format);
+
+/* wayland_buffers.c */
+/* A uda_surface for the window at this size, choosing window->path:
+ * DMA-BUFs where the compositor's feedback and uda's devices agree and
+ * the compositor took the first, else CPU-readable buffers for wl_shm.
+ * NULL where neither works. */
+uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t width, uint32_t height);
+/* Negotiates again if the feedback changed since; the surface must hold
+ * no buffer. */
+void wayland_buffers_follow_feedback(struct wayland_window *window);
+/* The wl_buffer of a DMA-BUF buffer, made on first use; NULL when the
+ * compositor refused it. */
+struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
+                                                        uda_allocation *allocation);
+void wayland_buffers_forget(struct wayland_window *window);
+
+/* wayland_dmabuf.c */
+void wayland_dmabuf_bind(struct wayland_display *wayland, struct wl_registry *registry, uint32_t name,
+                         uint32_t version);
+void wayland_dmabuf_unbind(struct wayland_display *wayland);
+/* The display's feedback: version 4's default, version 3's format list;
+ * NULL when there is none (yet). */
+const struct feedback *wayland_dmabuf_feedback(const struct wayland_display *wayland);
+void dmabuf_feedback_listen(struct dmabuf_feedback_listener *state, struct zwp_linux_dmabuf_feedback_v1 *object);
+void dmabuf_feedback_stop(struct dmabuf_feedback_listener *state);
+/* A wl_buffer of the allocation, exported as one DMA-BUF; NULL (logged)
+ * when it cannot be exported or the compositor refused it. */
+struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_display *wayland, uda_allocation *allocation,
+                                               uint64_t modifier);
 
 /* wayland_shm.c */
 /* The wl_shm format a window of `format` is sent as (0: none the

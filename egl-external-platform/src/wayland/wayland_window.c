@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "wayland_platform.h"
 
 /* Swap interval 1 waits this long for the previous frame's callback; a
@@ -79,6 +80,9 @@ static bool wayland_dequeue(struct platform_surface *surface, uda_surface_buffer
 {
 	struct wayland_window *window = surface->window_data;
 	struct uda_platform *platform = surface->display->platform;
+	/* Releases and feedback that came meanwhile. */
+	if (wayland_display_dispatch(window->wayland, 0) >= 0)
+		wayland_buffers_follow_feedback(window);
 	const int64_t deadline = wayland_now_ms() + WAYLAND_RELEASE_TIMEOUT_MS;
 	for (;;) {
 		uda_result result = uda_surface_dequeue(surface->window, 0, out_buffer);
@@ -192,13 +196,31 @@ static bool wayland_present(struct platform_surface *surface)
 	}
 	if (window->swap_interval > 0)
 		wait_for_frame_callback(window);
-	struct wayland_shm_buffer *buffer = NULL;
-	bool copied = copy_to_shm(window, &frame, &buffer);
-	uda_surface_release(surface->window, frame.buffer_id);
-	if (!copied)
-		return false;
+	struct wl_buffer *attached = NULL;
+	if (window->path == WAYLAND_PATH_DMABUF) {
+		/* The frame stays acquired until the compositor releases it. */
+		struct wayland_dmabuf_buffer *buffer = wayland_buffers_dmabuf_of(window, frame.buffer_id, frame.allocation);
+		if (!buffer) {
+			uda_surface_release(surface->window, frame.buffer_id);
+			window->dmabuf_refused = true;
+			window->negotiated_generation = UINT64_MAX; /* wl_shm from the next frame */
+			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the compositor refused a DMA-BUF");
+			return false;
+		}
+		buffer->busy = true;
+		attached = buffer->buffer;
+	} else {
+		struct wayland_shm_buffer *buffer = NULL;
+		bool copied = copy_to_shm(window, &frame, &buffer);
+		uda_surface_release(surface->window, frame.buffer_id);
+		if (!copied)
+			return false;
+		buffer->busy = true;
+		buffer->age_frame = window->frames_presented + 1;
+		attached = buffer->buffer;
+	}
 
-	wl_surface_attach(window->wl_surface, buffer->buffer, native->dx, native->dy);
+	wl_surface_attach(window->wl_surface, attached, native->dx, native->dy);
 	native->dx = native->dy = 0;
 	native->attached_width = (int)frame.width;
 	native->attached_height = (int)frame.height;
@@ -209,8 +231,7 @@ static bool wayland_present(struct platform_surface *surface)
 			wl_callback_add_listener(window->frame_callback, &frame_listener, window);
 	}
 	wl_surface_commit(window->wl_surface);
-	buffer->busy = true;
-	buffer->age_frame = ++window->frames_presented;
+	window->frames_presented++;
 	if (wl_display_flush(window->wayland->native) < 0 && errno != EAGAIN && connection_lost(window)) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the compositor is gone");
 		return false;
@@ -232,6 +253,8 @@ static void wayland_destroy(struct platform_surface *surface)
 	struct uda_platform *platform = surface->display->platform;
 	if (window->frame_callback)
 		wl_callback_destroy(window->frame_callback);
+	wayland_buffers_forget(window);
+	dmabuf_feedback_stop(&window->feedback);
 	wayland_shm_destroy_all(window);
 	if (window->wl_surface)
 		wl_proxy_wrapper_destroy(window->wl_surface);
@@ -255,32 +278,6 @@ static const struct platform_window_impl wayland_window_impl = {
 	.set_swap_interval = wayland_set_swap_interval,
 	.destroy = wayland_destroy,
 };
-
-/* The buffers GL renders into: negotiated between the GL device and the
- * device that allocates for it, readable by the CPU, which copies them
- * into wl_shm memory. */
-static uda_surface *create_buffers(struct wayland_display *wayland, uint32_t width, uint32_t height, uint32_t format)
-{
-	static const uda_usage_atom render_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, NULL}};
-	static const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
-	static const uda_usage_atom read_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_CPU_READ, sizeof(often), often}};
-	const uda_usage render = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, render_atoms};
-	const uda_usage read = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, read_atoms};
-	const uda_device_usage devices[] = {{wayland->gl, &render}, {wayland->allocator, &read}};
-	const uda_surface_create_info info = {
-		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
-		.width = width,
-		.height = height,
-		.format = format,
-		.device_count = 2,
-		.devices = devices,
-		.present_mode = UDA_PRESENT_MODE_FIFO,
-	};
-	uda_surface *buffers = NULL;
-	if (uda_surface_create(wayland->context, &info, &buffers) != UDA_SUCCESS)
-		return NULL;
-	return buffers;
-}
 
 bool wayland_window_create(struct platform_display *display, struct platform_surface *surface, void *native_window,
                            uint32_t format)
@@ -314,30 +311,43 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 	window->swap_interval = 1;
 	bool swizzle = false;
 	window->shm_format = wayland_shm_format_for(wayland, format, &swizzle);
-	if (!window->shm_format) {
-		free(window);
-		platform_set_error(platform, EGL_BAD_MATCH,
-		                   "eglCreateWindowSurface: the compositor takes no wl_shm format for 0x%08x", format);
-		return false;
-	}
-	uda_surface *buffers = create_buffers(wayland, (uint32_t)native->width, (uint32_t)native->height, format);
-	if (!buffers) {
-		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
-		                   uda_context_get_error(wayland->context));
-		free(window);
-		return false;
-	}
 	window->wl_surface = wl_proxy_create_wrapper(native->surface);
 	if (!window->wl_surface) {
-		uda_surface_destroy(buffers);
 		free(window);
 		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
 		return false;
 	}
 	wl_proxy_set_queue((struct wl_proxy *)window->wl_surface, wayland->queue);
 	window->wl_surface_version = wl_proxy_get_version((struct wl_proxy *)native->surface);
-	platform_debug("Wayland: a %dx%d window of 0x%08x, sent through wl_shm as 0x%08x%s", native->width,
-	               native->height, format, window->shm_format, swizzle ? " (red and blue swapped)" : "");
+	/* Version 4: the surface's own feedback (a scanout tranche when it
+	 * could go to a plane), waited for once, bounded. */
+	if (wayland->dmabuf && wayland->dmabuf_version >= 4) {
+		struct zwp_linux_dmabuf_feedback_v1 *object =
+		        zwp_linux_dmabuf_v1_get_surface_feedback(wayland->dmabuf, window->wl_surface);
+		if (object) {
+			dmabuf_feedback_listen(&window->feedback, object);
+			const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
+			while (!window->feedback.received) {
+				int64_t left = deadline - wayland_now_ms();
+				if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
+					break;
+			}
+		}
+	}
+	uda_surface *buffers = wayland_buffers_negotiate(window, (uint32_t)native->width, (uint32_t)native->height);
+	if (!buffers) {
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
+		                   uda_context_get_error(wayland->context));
+		wayland_buffers_forget(window);
+		dmabuf_feedback_stop(&window->feedback);
+		wl_proxy_wrapper_destroy(window->wl_surface);
+		free(window);
+		return false;
+	}
+	platform_debug("Wayland: a %dx%d window of 0x%08x, sent %s 0x%08x%s", native->width, native->height, format,
+	               window->path == WAYLAND_PATH_DMABUF ? "as DMA-BUFs of" : "through wl_shm as",
+	               window->path == WAYLAND_PATH_DMABUF ? format : window->shm_format,
+	               window->path == WAYLAND_PATH_SHM && swizzle ? " (red and blue swapped)" : "");
 
 	window->native = native;
 	native->driver_private = window;

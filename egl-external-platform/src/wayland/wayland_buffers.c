@@ -1,0 +1,272 @@
+/* A Wayland window's buffers: negotiated with the compositor (its
+ * linux-dmabuf feedback, its device where uda knows it) for zero-copy
+ * DMA-BUFs, or readable by the CPU for the wl_shm copy where nothing is
+ * common; negotiated again when the surface's feedback changes; and the
+ * wl_buffers of the DMA-BUF ones. */
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "wayland_platform.h"
+
+static const uda_usage_atom render_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, NULL}};
+static const uda_usage_atom sampled_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, NULL}};
+static const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+static const uda_usage_atom read_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_CPU_READ, sizeof(often), often}};
+static const uda_usage render_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, render_atoms};
+static const uda_usage sampled_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, sampled_atoms};
+static const uda_usage cpu_read_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, read_atoms};
+
+/* The compositor's device among uda's, by the dev_t its feedback names
+ * (the main device; a tranche's target where there is none), through
+ * an API that samples: the device the compositor reads the buffer with. */
+static uda_device *compositor_device(const struct wayland_display *wayland, const struct feedback *feedback)
+{
+	dev_t wanted;
+	if (feedback->has_main_device)
+		wanted = feedback->main_device;
+	else if (feedback->tranche_count)
+		wanted = feedback->tranches[0].target_device;
+	else
+		return NULL;
+	uint32_t count = 0;
+	if (uda_context_enumerate_devices(wayland->context, &count, NULL) != UDA_SUCCESS || count == 0)
+		return NULL;
+	uda_device **devices = calloc(count, sizeof(*devices));
+	uda_device *found = NULL;
+	if (devices && uda_context_enumerate_devices(wayland->context, &count, devices) == UDA_SUCCESS) {
+		for (uint32_t i = 0; i < count && !found; i++) {
+			uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			if (uda_device_get_info(devices[i], &info) != UDA_SUCCESS ||
+			    (info.api != UDA_DEVICE_API_GL && info.api != UDA_DEVICE_API_VULKAN))
+				continue;
+			const uda_drm_node *nodes[] = {&info.drm_primary, &info.drm_render};
+			for (int n = 0; n < 2 && !found; n++) {
+				if (nodes[n]->present && nodes[n]->major == major(wanted) && nodes[n]->minor == minor(wanted))
+					found = devices[i];
+			}
+		}
+	}
+	free(devices);
+	return found;
+}
+
+/* The feedback the window's buffers follow: its own (version 4) once it
+ * came, else the display's. */
+static const struct feedback *window_feedback(const struct wayland_window *window, uint64_t *out_generation)
+{
+	*out_generation = 0;
+	if (window->feedback.object && window->feedback.received) {
+		*out_generation = window->feedback.generation;
+		return &window->feedback.current;
+	}
+	return wayland_dmabuf_feedback(window->wayland);
+}
+
+static uda_surface *create_surface(struct wayland_display *wayland, const uda_device_usage *devices, uint32_t count,
+                                   const void *next, uint32_t width, uint32_t height, uint32_t format)
+{
+	const uda_surface_create_info info = {
+		.type = UDA_STRUCTURE_TYPE_SURFACE_CREATE_INFO,
+		.next = next,
+		.width = width,
+		.height = height,
+		.format = format,
+		.device_count = count,
+		.devices = devices,
+		.present_mode = UDA_PRESENT_MODE_FIFO,
+	};
+	uda_surface *buffers = NULL;
+	if (uda_surface_create(wayland->context, &info, &buffers) != UDA_SUCCESS)
+		return NULL;
+	return buffers;
+}
+
+/* Zero-copy buffers: negotiated between the GL device (which renders),
+ * the device that allocates for it, and the compositor: its device where
+ * uda knows it (sampling), and in any case the sets of its feedback
+ * (DMA-BUF of the modifiers it listed, its order kept). NULL where
+ * nothing is common. */
+static uda_surface *negotiate_dmabuf(struct wayland_window *window, const struct feedback *feedback, uint32_t width,
+                                     uint32_t height)
+{
+	struct wayland_display *wayland = window->wayland;
+	uda_capability_set_list *sets = NULL;
+	if (!wayland->dmabuf || feedback_capability_sets(feedback, wayland->context, window->format, &sets) != UDA_SUCCESS)
+		return NULL;
+	uint64_t modifiers[UDA_MAX_FILTER_MODIFIERS];
+	uint32_t ranks[UDA_MAX_FILTER_MODIFIERS];
+	const uint32_t modifier_count =
+	        feedback_modifiers(feedback, window->format, modifiers, ranks, UDA_MAX_FILTER_MODIFIERS);
+	/* The compositor's tranche order leads (a scanout tranche first). */
+	const uda_negotiation_layout_ranking ranking = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, NULL,
+	                                                modifier_count, modifiers, ranks};
+	const uda_negotiation_layout_filter filter = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, &ranking,
+	                                              modifier_count, modifiers, UDA_HANDLE_TYPE_DMA_BUF};
+	const uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, &filter, sets};
+	uda_device_usage devices[3] = {{wayland->gl, &render_usage}, {wayland->allocator, &render_usage}};
+	uint32_t count = 2;
+	uda_device *reader = compositor_device(wayland, feedback);
+	if (reader && reader != wayland->gl && reader != wayland->allocator)
+		devices[count++] = (uda_device_usage){reader, &sampled_usage};
+	uda_surface *buffers = create_surface(wayland, devices, count, &peer, width, height, window->format);
+	platform_debug("Wayland: DMA-BUF buffers with the compositor's %u modifier(s)%s: %s", modifier_count,
+	               reader ? " and its device" : "", buffers ? "negotiated" : uda_context_get_error(wayland->context));
+	uda_capability_set_list_destroy(sets);
+	return buffers;
+}
+
+/* The fallback: GL renders into memory the CPU can read, which copies
+ * each frame into wl_shm memory. */
+static uda_surface *negotiate_shm(struct wayland_window *window, uint32_t width, uint32_t height)
+{
+	struct wayland_display *wayland = window->wayland;
+	const uda_device_usage devices[] = {{wayland->gl, &render_usage}, {wayland->allocator, &cpu_read_usage}};
+	uda_surface *buffers = create_surface(wayland, devices, 2, NULL, width, height, window->format);
+	if (!buffers)
+		platform_debug("Wayland: no CPU-readable buffers either: %s", uda_context_get_error(wayland->context));
+	return buffers;
+}
+
+static void dmabuf_buffer_release(void *data, struct wl_buffer *wl_buffer)
+{
+	(void)wl_buffer;
+	struct wayland_dmabuf_buffer *buffer = data;
+	if (!buffer->busy)
+		return; /* a compositor that releases twice */
+	buffer->busy = false;
+	uda_surface_release(buffer->window->surface->window, buffer->buffer_id);
+}
+
+static const struct wl_buffer_listener dmabuf_buffer_listener = {.release = dmabuf_buffer_release};
+
+void wayland_buffers_forget(struct wayland_window *window)
+{
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
+		if (window->dmabuf[i].buffer)
+			wl_buffer_destroy(window->dmabuf[i].buffer);
+		window->dmabuf[i] = (struct wayland_dmabuf_buffer){0};
+	}
+}
+
+/* The wl_buffer of a DMA-BUF buffer, made on first use. */
+struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
+                                                        uda_allocation *allocation)
+{
+	struct wayland_dmabuf_buffer *free_slot = NULL;
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
+		if (window->dmabuf[i].buffer && window->dmabuf[i].buffer_id == buffer_id)
+			return &window->dmabuf[i];
+		if (!window->dmabuf[i].buffer && !free_slot)
+			free_slot = &window->dmabuf[i];
+	}
+	if (!free_slot) {
+		/* Buffers retired by a resize leave their slots to new ones. */
+		for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS && !free_slot; i++) {
+			if (!window->dmabuf[i].busy) {
+				wl_buffer_destroy(window->dmabuf[i].buffer);
+				window->dmabuf[i] = (struct wayland_dmabuf_buffer){0};
+				free_slot = &window->dmabuf[i];
+			}
+		}
+		if (!free_slot)
+			return NULL;
+	}
+	struct wl_buffer *buffer = wayland_dmabuf_create_buffer(window->wayland, allocation, window->modifier);
+	if (!buffer)
+		return NULL;
+	*free_slot = (struct wayland_dmabuf_buffer){window, buffer_id, buffer, false};
+	wl_buffer_add_listener(buffer, &dmabuf_buffer_listener, free_slot);
+	return free_slot;
+}
+
+static uint64_t modifier_of(uda_surface *buffers)
+{
+	uda_surface_buffer buffer;
+	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+	if (uda_surface_dequeue(buffers, 0, &buffer) != UDA_SUCCESS)
+		return modifier;
+	const uda_capability_set_list *set = NULL;
+	if (uda_allocation_get_capability_set(buffer.allocation, &set) == UDA_SUCCESS)
+		uda_capability_set_list_get_modifier(set, 0, &modifier);
+	uda_surface_cancel(buffers, buffer.buffer_id);
+	return modifier;
+}
+
+/* Buffers for the window at this size: DMA-BUFs the compositor takes
+ * where its feedback and uda's devices agree on one (the first one is
+ * offered to it at once, so a refusal falls back here, not at a swap),
+ * else wl_shm copies. */
+uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t width, uint32_t height)
+{
+	uint64_t generation = 0;
+	const struct feedback *feedback = window_feedback(window, &generation);
+	window->negotiated_generation = generation;
+	wayland_buffers_forget(window);
+	uda_surface *buffers = feedback && !window->dmabuf_refused ? negotiate_dmabuf(window, feedback, width, height)
+	                                                           : NULL;
+	if (buffers) {
+		window->modifier = modifier_of(buffers);
+		uda_surface_buffer first;
+		struct wayland_dmabuf_buffer *offered = NULL;
+		if (uda_surface_dequeue(buffers, 0, &first) == UDA_SUCCESS) {
+			offered = wayland_buffers_dmabuf_of(window, first.buffer_id, first.allocation);
+			uda_surface_cancel(buffers, first.buffer_id);
+		}
+		if (offered) {
+			window->path = WAYLAND_PATH_DMABUF;
+			platform_debug("Wayland: %ux%u frames go to the compositor as DMA-BUFs of modifier 0x%016llx", width,
+			               height, (unsigned long long)window->modifier);
+			return buffers;
+		}
+		wayland_buffers_forget(window);
+		uda_surface_destroy(buffers);
+		window->dmabuf_refused = true;
+	}
+	window->path = WAYLAND_PATH_SHM;
+	if (!window->shm_format) {
+		platform_debug("Wayland: the compositor takes 0x%08x neither as DMA-BUF nor through wl_shm", window->format);
+		return NULL;
+	}
+	buffers = negotiate_shm(window, width, height);
+	if (buffers)
+		platform_debug("Wayland: %ux%u frames are copied into wl_shm buffers (0x%08x)", width, height,
+		               window->shm_format);
+	return buffers;
+}
+
+/* The compositor's feedback for the surface changed since the buffers
+ * were negotiated (a scanout tranche came or went): the next buffers
+ * follow it. */
+void wayland_buffers_follow_feedback(struct wayland_window *window)
+{
+	uint64_t generation = 0;
+	window_feedback(window, &generation);
+	if (generation == window->negotiated_generation)
+		return;
+	struct platform_surface *surface = window->surface;
+	uint32_t width = 0, height = 0;
+	uda_surface_get_size(surface->window, &width, &height);
+	const enum wayland_buffer_path old_path = window->path;
+	const uint64_t old_modifier = window->modifier;
+	struct wayland_dmabuf_buffer old[UDA_SURFACE_MAX_BUFFERS];
+	memcpy(old, window->dmabuf, sizeof(old));
+	memset(window->dmabuf, 0, sizeof(window->dmabuf));
+	uda_surface *replacement = wayland_buffers_negotiate(window, width, height);
+	if (!replacement) {
+		/* Keep what works. */
+		wayland_buffers_forget(window);
+		memcpy(window->dmabuf, old, sizeof(old));
+		window->path = old_path;
+		window->modifier = old_modifier;
+		return;
+	}
+	platform_debug("Wayland: the surface's feedback changed: buffers negotiated again");
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
+		if (old[i].buffer)
+			wl_buffer_destroy(old[i].buffer);
+	}
+	uda_surface_destroy(platform_window_replace(surface, replacement));
+}
+

@@ -1,0 +1,67 @@
+/* linux-dmabuf feedback as the Wayland module keeps it, and what it means
+ * for negotiation: the compositor's tranches (target device, scanout flag,
+ * format and modifier pairs, best first) become capability sets of the
+ * compositor's side. No Wayland types here: the translation is tested on
+ * recorded feedback without a compositor (tests/wayland). */
+#ifndef UDA_EGL_WAYLAND_FEEDBACK_H
+#define UDA_EGL_WAYLAND_FEEDBACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uda/uda.h>
+
+/* Bounds on what a compositor may make the client keep. */
+#define FEEDBACK_MAX_TRANCHES 64u
+#define FEEDBACK_MAX_PAIRS_PER_TRANCHE 65536u
+
+struct feedback_pair {
+	uint32_t format;
+	uint64_t modifier;
+};
+
+struct feedback_tranche {
+	dev_t target_device;
+	bool scanout; /* ZWP_LINUX_DMABUF_FEEDBACK_V1_TRANCHE_FLAGS_SCANOUT */
+	uint32_t pair_count, pair_capacity;
+	struct feedback_pair *pairs;
+};
+
+struct feedback {
+	bool has_main_device;
+	dev_t main_device;
+	uint32_t tranche_count;
+	struct feedback_tranche tranches[FEEDBACK_MAX_TRANCHES];
+};
+
+void feedback_init(struct feedback *feedback);
+/* Frees the pairs; the feedback is empty again. */
+void feedback_clear(struct feedback *feedback);
+/* Moves `from` into `to` (what `to` held is freed); `from` is left empty. */
+void feedback_move(struct feedback *to, struct feedback *from);
+/* A new tranche at the end; NULL past FEEDBACK_MAX_TRANCHES. */
+struct feedback_tranche *feedback_add_tranche(struct feedback *feedback);
+/* A pair at the end of the tranche; a repeat is ignored. False when the
+ * tranche is full or memory ran out. */
+bool feedback_tranche_add(struct feedback_tranche *tranche, uint32_t format, uint64_t modifier);
+bool feedback_equal(const struct feedback *a, const struct feedback *b);
+bool feedback_has_scanout(const struct feedback *feedback, uint32_t format);
+
+/* The compositor's capability sets for buffers of `format`: one set per
+ * explicit modifier (LAYOUT, HANDLE DMA_BUF required), in the tranches'
+ * order, a modifier's first tranche deciding its place. Scanout tranches
+ * come where the compositor put them (first, when it wants the buffer on
+ * a plane). DRM_FORMAT_MOD_INVALID (an implicit layout) gives no set: uda
+ * allocates explicit layouts only. UDA_ERROR_NOT_FOUND when no tranche
+ * has the format with an explicit modifier. */
+uda_result feedback_capability_sets(const struct feedback *feedback, uda_context *context, uint32_t format,
+                                    uda_capability_set_list **out_list);
+/* The explicit modifiers of `format`, in the same order, and each one's
+ * rank (the index of the first tranche listing it: the compositor's
+ * preference, for uda_negotiation_layout_ranking); returns how many were
+ * written (at most capacity). `out_ranks` may be NULL. */
+uint32_t feedback_modifiers(const struct feedback *feedback, uint32_t format, uint64_t *out, uint32_t *out_ranks,
+                            uint32_t capacity);
+
+#endif

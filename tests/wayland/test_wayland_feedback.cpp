@@ -1,0 +1,302 @@
+// linux-dmabuf feedback as capability sets (the Wayland module's
+// wayland_feedback.c), without a compositor: feedback recorded from real
+// compositors by wayland-info (tests/wayland/feedback-fixtures), and
+// negotiations of a renderer against it.
+#include <gtest/gtest.h>
+
+#include <drm_fourcc.h>
+#include <dirent.h>
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <sys/sysmacros.h>
+#include <vector>
+
+#include "set_spec.hpp"
+#include "test_device.h"
+
+extern "C" {
+#include "wayland_feedback.h"
+}
+
+using namespace uda_test;
+
+namespace
+{
+
+// wayland-info's zwp_linux_dmabuf_v1 section: "main device: 0xE280",
+// "tranche", "target device: 0xE280", "flags: scanout" or "flags: none",
+// and one "0x34325241 = 'AR24'; 0x0000000000000000 = LINEAR" line per pair.
+// wayland-utils prints tranches last received first (it prepends them to
+// a list), so they are turned back into the compositor's order here. A
+// version 3 section has pairs and no tranche: one tranche of them all.
+bool parse_wayland_info(const std::string &path, feedback &out, std::string &error)
+{
+	std::ifstream in(path);
+	if (!in) {
+		error = "cannot read " + path;
+		return false;
+	}
+	feedback_init(&out);
+	static const std::regex main_device(R"(main device:\s*0x([0-9a-fA-F]+))");
+	static const std::regex target_device(R"(target device:\s*0x([0-9a-fA-F]+))");
+	static const std::regex flags(R"(flags:\s*(.*))");
+	static const std::regex pair(R"(0x([0-9a-fA-F]{8}) = '[^']*'; 0x([0-9a-fA-F]{16}))");
+	feedback_tranche *tranche = nullptr;
+	std::string line;
+	std::smatch m;
+	while (std::getline(in, line)) {
+		if (line.empty() || line[0] == '#')
+			continue;
+		if (std::regex_search(line, m, main_device)) {
+			out.has_main_device = true;
+			out.main_device = static_cast<dev_t>(std::stoull(m[1], nullptr, 16));
+		} else if (line.find("tranche") != std::string::npos && line.find("target") == std::string::npos) {
+			tranche = feedback_add_tranche(&out);
+			if (!tranche) {
+				error = "too many tranches";
+				return false;
+			}
+		} else if (tranche && std::regex_search(line, m, target_device)) {
+			tranche->target_device = static_cast<dev_t>(std::stoull(m[1], nullptr, 16));
+		} else if (tranche && std::regex_search(line, m, flags)) {
+			tranche->scanout = m[1].str().find("scanout") != std::string::npos;
+		} else if (std::regex_search(line, m, pair)) {
+			if (!tranche && !(tranche = feedback_add_tranche(&out))) {
+				error = "too many tranches";
+				return false;
+			}
+			if (!feedback_tranche_add(tranche, static_cast<uint32_t>(std::stoul(m[1], nullptr, 16)),
+			                          std::stoull(m[2], nullptr, 16))) {
+				error = "tranche full";
+				return false;
+			}
+		}
+	}
+	if (out.tranche_count == 0) {
+		error = path + " holds no tranche";
+		return false;
+	}
+	std::reverse(out.tranches, out.tranches + out.tranche_count);
+	return true;
+}
+
+std::vector<std::string> fixtures()
+{
+	std::vector<std::string> files;
+	if (DIR *dir = opendir(UDA_TEST_FEEDBACK_FIXTURE_DIR)) {
+		while (const dirent *entry = readdir(dir)) {
+			std::string name = entry->d_name;
+			if (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0)
+				files.push_back(std::string(UDA_TEST_FEEDBACK_FIXTURE_DIR) + "/" + name);
+		}
+		closedir(dir);
+	}
+	return files;
+}
+
+class WaylandFeedback : public ::testing::Test
+{
+      protected:
+	void SetUp() override
+	{
+		const uda_context_create_info info = {UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, nullptr,
+		                                      UDA_CONTEXT_CREATE_NO_BACKENDS};
+		ASSERT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
+		feedback_init(&fb);
+	}
+	void TearDown() override
+	{
+		feedback_clear(&fb);
+		uda_context_destroy(ctx);
+	}
+
+	std::vector<SetSpec> sets_for(uint32_t format)
+	{
+		uda_capability_set_list *list = nullptr;
+		if (feedback_capability_sets(&fb, ctx, format, &list) != UDA_SUCCESS)
+			return {};
+		std::vector<SetSpec> out = read_list(list);
+		uda_capability_set_list_destroy(list);
+		return out;
+	}
+
+	uda_context *ctx = nullptr;
+	feedback fb;
+};
+
+uint64_t layout_of(const SetSpec &set)
+{
+	for (const Cap &cap : set.caps) {
+		if (cap.name == UDA_CAPABILITY_LAYOUT && cap.vendor == UDA_VENDOR_NONE) {
+			uint64_t modifier = 0;
+			for (size_t i = 0; i < cap.payload.size(); i++)
+				modifier |= uint64_t(cap.payload[i]) << (8 * i);
+			return modifier;
+		}
+	}
+	return DRM_FORMAT_MOD_INVALID;
+}
+
+// Every recorded compositor: one set per explicit modifier of a format,
+// in the order the compositor lists them across its tranches, each a
+// required DMA-BUF; the implicit modifier gives none.
+TEST_F(WaylandFeedback, RecordedCompositorsGiveOneDmaBufSetPerExplicitModifier)
+{
+	const std::vector<std::string> files = fixtures();
+	ASSERT_FALSE(files.empty()) << "no recorded feedback in " << UDA_TEST_FEEDBACK_FIXTURE_DIR;
+	for (const std::string &file : files) {
+		SCOPED_TRACE(file);
+		std::string error;
+		feedback_clear(&fb);
+		ASSERT_TRUE(parse_wayland_info(file, fb, error)) << error;
+		bool any = false;
+		for (uint32_t format : {DRM_FORMAT_ARGB8888, DRM_FORMAT_XRGB8888, DRM_FORMAT_ABGR8888, DRM_FORMAT_XBGR8888}) {
+			std::vector<uint64_t> expected;
+			for (uint32_t t = 0; t < fb.tranche_count; t++) {
+				for (uint32_t p = 0; p < fb.tranches[t].pair_count; p++) {
+					const feedback_pair &pair = fb.tranches[t].pairs[p];
+					if (pair.format == format && pair.modifier != DRM_FORMAT_MOD_INVALID &&
+					    std::find(expected.begin(), expected.end(), pair.modifier) == expected.end())
+						expected.push_back(pair.modifier);
+				}
+			}
+			std::vector<SetSpec> sets = sets_for(format);
+			ASSERT_EQ(sets.size(), expected.size()) << "format 0x" << std::hex << format;
+			for (size_t i = 0; i < sets.size(); i++) {
+				EXPECT_EQ(layout_of(sets[i]), expected[i]);
+				EXPECT_NE(std::find(sets[i].caps.begin(), sets[i].caps.end(),
+				                    common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF,
+				                           UDA_CAPABILITY_FLAG_REQUIRED)),
+				          sets[i].caps.end());
+			}
+			any = any || !sets.empty();
+		}
+		EXPECT_TRUE(any) << "no 8-bit RGB format with an explicit modifier";
+	}
+}
+
+// What the tests below negotiate against: a GPU's render tranche of
+// three modifiers and, when the surface could go on a plane, a scanout
+// tranche first with the one modifier the display reads. (Constructed
+// for the tests; the recorded ones above come from real compositors.)
+constexpr uint64_t TILED = I915_FORMAT_MOD_Y_TILED, COMPRESSED = I915_FORMAT_MOD_Y_TILED_CCS,
+                   X_TILED = I915_FORMAT_MOD_X_TILED;
+
+void render_tranche(feedback &fb)
+{
+	feedback_tranche *t = feedback_add_tranche(&fb);
+	t->target_device = makedev(226, 128);
+	for (uint64_t modifier : {COMPRESSED, TILED, X_TILED, uint64_t(DRM_FORMAT_MOD_LINEAR), uint64_t(DRM_FORMAT_MOD_INVALID)})
+		feedback_tranche_add(t, DRM_FORMAT_XRGB8888, modifier);
+}
+
+void scanout_tranche(feedback &fb)
+{
+	feedback_tranche *t = feedback_add_tranche(&fb);
+	t->target_device = makedev(226, 0);
+	t->scanout = true;
+	feedback_tranche_add(t, DRM_FORMAT_XRGB8888, X_TILED);
+}
+
+// A renderer that can write every one of those layouts as a DMA-BUF,
+// best first as its driver would rank them.
+uda_device *add_renderer(uda_context *ctx)
+{
+	std::vector<SetSpec> specs;
+	for (uint64_t modifier : {COMPRESSED, TILED, X_TILED, uint64_t(DRM_FORMAT_MOD_LINEAR)})
+		specs.push_back(SetSpec{{layout(modifier, 0), common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)}});
+	uda_device *device = nullptr;
+	struct test_device *test = nullptr;
+	EXPECT_EQ(test_device_add(ctx, "renderer", 7, make_list(ctx, specs).release(), &device, &test), UDA_SUCCESS);
+	return device;
+}
+
+uint64_t negotiated_first(uda_context *ctx, uda_device *renderer, const feedback &fb)
+{
+	uda_capability_set_list *peer = nullptr;
+	EXPECT_EQ(feedback_capability_sets(&fb, ctx, DRM_FORMAT_XRGB8888, &peer), UDA_SUCCESS);
+	const uda_usage_atom atom = {UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, nullptr};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
+	const uda_device_usage device = {renderer, &usage};
+	// As the platform negotiates: the compositor's tranche order leads.
+	uint64_t modifiers[UDA_MAX_FILTER_MODIFIERS];
+	uint32_t ranks[UDA_MAX_FILTER_MODIFIERS];
+	const uint32_t count = feedback_modifiers(&fb, DRM_FORMAT_XRGB8888, modifiers, ranks, UDA_MAX_FILTER_MODIFIERS);
+	const uda_negotiation_layout_ranking ranking = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, nullptr, count,
+	                                                modifiers, ranks};
+	const uda_negotiation_peer_info peer_info = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, &ranking, peer};
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 256, 256, DRM_FORMAT_XRGB8888, 1};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &peer_info, &assertion, 1, &device};
+	uda_capability_set_list *result = nullptr;
+	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+	if (uda_negotiate(ctx, &info, &result) == UDA_SUCCESS)
+		uda_capability_set_list_get_modifier(result, 0, &modifier);
+	uda_capability_set_list_destroy(result);
+	uda_capability_set_list_destroy(peer);
+	return modifier;
+}
+
+TEST_F(WaylandFeedback, TheRendererTakesTheCompositorsBestCommonLayout)
+{
+	uda_device *renderer = add_renderer(ctx);
+	render_tranche(fb);
+	EXPECT_EQ(negotiated_first(ctx, renderer, fb), COMPRESSED);
+}
+
+// The scanout tranche appears (the surface can go on a plane): the layout
+// the display reads comes first; it goes again, and the render tranche's
+// best is back.
+TEST_F(WaylandFeedback, AScanoutTrancheLeadsTheNegotiationWhileItLasts)
+{
+	uda_device *renderer = add_renderer(ctx);
+	render_tranche(fb);
+	feedback with_plane;
+	feedback_init(&with_plane);
+	scanout_tranche(with_plane);
+	render_tranche(with_plane);
+	EXPECT_FALSE(feedback_equal(&fb, &with_plane));
+	EXPECT_TRUE(feedback_has_scanout(&with_plane, DRM_FORMAT_XRGB8888));
+	EXPECT_FALSE(feedback_has_scanout(&fb, DRM_FORMAT_XRGB8888));
+	EXPECT_EQ(negotiated_first(ctx, renderer, with_plane), X_TILED);
+	EXPECT_EQ(negotiated_first(ctx, renderer, fb), COMPRESSED);
+	feedback_clear(&with_plane);
+}
+
+// Nothing in common with the renderer (a compositor that takes only a
+// layout the GPU cannot write): no set, so the window falls back to
+// wl_shm.
+TEST_F(WaylandFeedback, NothingInCommonNegotiatesNothing)
+{
+	uda_device *renderer = add_renderer(ctx);
+	feedback_tranche *t = feedback_add_tranche(&fb);
+	feedback_tranche_add(t, DRM_FORMAT_XRGB8888, AMD_FMT_MOD | AMD_FMT_MOD_SET(TILE_VERSION, AMD_FMT_MOD_TILE_VER_GFX9));
+	EXPECT_EQ(negotiated_first(ctx, renderer, fb), DRM_FORMAT_MOD_INVALID);
+}
+
+TEST_F(WaylandFeedback, OnlyTheImplicitModifierGivesNoSet)
+{
+	feedback_tranche *t = feedback_add_tranche(&fb);
+	feedback_tranche_add(t, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+	uda_capability_set_list *list = nullptr;
+	EXPECT_EQ(feedback_capability_sets(&fb, ctx, DRM_FORMAT_XRGB8888, &list), UDA_ERROR_NOT_FOUND);
+	EXPECT_EQ(list, nullptr);
+}
+
+// The bounds a compositor cannot push past.
+TEST_F(WaylandFeedback, TranchesAndPairsAreBounded)
+{
+	for (uint32_t i = 0; i < FEEDBACK_MAX_TRANCHES; i++)
+		ASSERT_NE(feedback_add_tranche(&fb), nullptr);
+	EXPECT_EQ(feedback_add_tranche(&fb), nullptr);
+	feedback_tranche *t = &fb.tranches[0];
+	for (uint32_t i = 0; i < FEEDBACK_MAX_PAIRS_PER_TRANCHE; i++)
+		ASSERT_TRUE(feedback_tranche_add(t, DRM_FORMAT_XRGB8888, i));
+	EXPECT_FALSE(feedback_tranche_add(t, DRM_FORMAT_XRGB8888, FEEDBACK_MAX_PAIRS_PER_TRANCHE));
+	// A repeat is no new pair.
+	EXPECT_TRUE(feedback_tranche_add(t, DRM_FORMAT_XRGB8888, 5));
+	EXPECT_EQ(t->pair_count, FEEDBACK_MAX_PAIRS_PER_TRANCHE);
+}
+
+} // namespace
