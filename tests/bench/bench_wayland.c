@@ -1,0 +1,294 @@
+/* uda-bench-wayland: the same GL client on the same Weston (headless, GL
+ * renderer on llvmpipe, a 1920x1080 output), through uda's Wayland
+ * platform and through Mesa's own, side by side in one run: frames per
+ * second, the client's CPU time per frame and Weston's, for a light frame
+ * (clears) and a heavy one (blended full-screen triangles). Rounds
+ * alternate the two platforms; medians are reported.
+ *
+ *   uda-bench-wayland [--quick]
+ *
+ * Each round is a child process (the platform is chosen per process:
+ * libuda-egl-host preloaded with UDA_EGL_WAYLAND=1, or nothing). */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <wayland-egl.h>
+
+#include "bench_timing.h"
+#include "weston_launcher.h"
+#include "xdg-shell-client-protocol.h"
+
+#define WIDTH 1920
+#define HEIGHT 1080
+
+/* ---- The client (a child process) ------------------------------------ */
+
+struct client {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct xdg_wm_base *wm_base;
+	bool configured;
+};
+
+static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version)
+{
+	struct client *c = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, version < 4 ? version : 4);
+	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
+		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+}
+
+static void global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+	(void)data;
+	(void)registry;
+	(void)name;
+}
+
+static const struct wl_registry_listener registry_listener = {global, global_remove};
+
+static void configure(void *data, struct xdg_surface *surface, uint32_t serial)
+{
+	xdg_surface_ack_configure(surface, serial);
+	((struct client *)data)->configured = true;
+}
+
+static const struct xdg_surface_listener surface_listener = {configure};
+
+static GLuint compile(GLenum type, const char *source)
+{
+	GLuint shader = glCreateShader(type);
+	glShaderSource(shader, 1, &source, NULL);
+	glCompileShader(shader);
+	return shader;
+}
+
+/* The heavy frame's unit of fill: a full-screen triangle, blended. */
+static GLuint make_program(GLint *colour)
+{
+	static const char *vertex = "#version 300 es\n"
+	                            "void main() {\n"
+	                            "  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n"
+	                            "  gl_Position = vec4(p, 0.0, 1.0);\n"
+	                            "}\n";
+	static const char *fragment = "#version 300 es\n"
+	                              "precision mediump float;\n"
+	                              "uniform vec4 colour;\n"
+	                              "out vec4 result;\n"
+	                              "void main() { result = colour * vec4(gl_FragCoord.xy / vec2(1920.0, 1080.0), 1.0, 1.0); }\n";
+	GLuint program = glCreateProgram();
+	glAttachShader(program, compile(GL_VERTEX_SHADER, vertex));
+	glAttachShader(program, compile(GL_FRAGMENT_SHADER, fragment));
+	glLinkProgram(program);
+	*colour = glGetUniformLocation(program, "colour");
+	return program;
+}
+
+static void draw(unsigned frame, unsigned quads, GLuint program, GLint colour)
+{
+	glViewport(0, 0, WIDTH, HEIGHT);
+	glClearColor((float)(frame % 7) / 7.0f, 0.25f, 0.5f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glEnable(GL_SCISSOR_TEST);
+	for (unsigned bar = 0; bar < 4; bar++) {
+		glScissor((GLint)((frame * 37 + bar * 400) % WIDTH), 0, 64, HEIGHT);
+		glClearColor(1.0f, (float)bar / 4.0f, 0.0f, 1.0f);
+		glClear(GL_COLOR_BUFFER_BIT);
+	}
+	glDisable(GL_SCISSOR_TEST);
+	if (quads) {
+		glUseProgram(program);
+		glEnable(GL_BLEND);
+		glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+		for (unsigned q = 0; q < quads; q++) {
+			glUniform4f(colour, (float)q / (float)quads, 0.5f, (float)(frame % 3) / 3.0f, 0.2f);
+			glDrawArrays(GL_TRIANGLES, 0, 3);
+		}
+		glDisable(GL_BLEND);
+	}
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Prints "frames wall_ns cpu_ns" for `frames` frames after a warm-up. */
+static int run_client(const char *socket, unsigned quads, unsigned frames)
+{
+	struct client c = {0};
+	c.display = wl_display_connect(socket);
+	if (!c.display)
+		return 1;
+	struct wl_registry *registry = wl_display_get_registry(c.display);
+	wl_registry_add_listener(registry, &registry_listener, &c);
+	wl_display_roundtrip(c.display);
+	if (!c.compositor || !c.wm_base)
+		return 1;
+	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c.wm_base, surface);
+	xdg_surface_add_listener(xdg, &surface_listener, &c);
+	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
+	wl_surface_commit(surface);
+	while (!c.configured && wl_display_dispatch(c.display) >= 0) {
+	}
+	struct wl_egl_window *native = wl_egl_window_create(surface, WIDTH, HEIGHT);
+	EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, c.display, NULL);
+	EGLConfig config;
+	EGLint count = 0;
+	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+	                          EGL_ALPHA_SIZE, 0, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE};
+	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+	if (!eglInitialize(dpy, NULL, NULL) || !eglChooseConfig(dpy, attribs, &config, 1, &count) || count < 1)
+		return 1;
+	EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+	EGLSurface window = eglCreateWindowSurface(dpy, config, (EGLNativeWindowType)native, NULL);
+	if (context == EGL_NO_CONTEXT || window == EGL_NO_SURFACE || !eglMakeCurrent(dpy, window, window, context))
+		return 1;
+	eglSwapInterval(dpy, 0);
+	GLint colour = -1;
+	GLuint program = make_program(&colour);
+	for (unsigned f = 0; f < 10; f++) {
+		draw(f, quads, program, colour);
+		eglSwapBuffers(dpy, window);
+	}
+	const uint64_t wall0 = bench_now_ns(), cpu0 = cpu_ns();
+	for (unsigned f = 0; f < frames; f++) {
+		draw(f, quads, program, colour);
+		if (!eglSwapBuffers(dpy, window))
+			return 1;
+	}
+	glFinish();
+	printf("%u %llu %llu\n", frames, (unsigned long long)(bench_now_ns() - wall0),
+	       (unsigned long long)(cpu_ns() - cpu0));
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglDestroySurface(dpy, window);
+	eglDestroyContext(dpy, context);
+	eglTerminate(dpy);
+	wl_egl_window_destroy(native);
+	xdg_toplevel_destroy(toplevel);
+	xdg_surface_destroy(xdg);
+	wl_surface_destroy(surface);
+	wl_display_disconnect(c.display);
+	return 0;
+}
+
+/* ---- The runs (the parent) ------------------------------------------- */
+
+struct sample {
+	uint64_t wall_ns, cpu_ns, weston_ns;
+	unsigned frames;
+};
+
+static bool run_round(const char *self, const struct weston_launcher *weston, bool uda, unsigned quads,
+                      unsigned frames, struct sample *out)
+{
+	int pipe_fds[2];
+	if (pipe(pipe_fds) != 0)
+		return false;
+	const unsigned long long weston_before = weston_launcher_cpu_ns(weston);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pipe_fds[1], STDOUT_FILENO);
+		close(pipe_fds[0]);
+		if (uda) {
+			setenv("LD_PRELOAD", UDA_BENCH_EGL_HOST, 1);
+			setenv("UDA_EGL_WAYLAND", "1", 1);
+			setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_BENCH_EGL_WAYLAND_MANIFEST, 1);
+			setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 1);
+			setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
+		} else {
+			unsetenv("LD_PRELOAD");
+			unsetenv("UDA_EGL_WAYLAND");
+		}
+		char quads_arg[16], frames_arg[16];
+		snprintf(quads_arg, sizeof(quads_arg), "%u", quads);
+		snprintf(frames_arg, sizeof(frames_arg), "%u", frames);
+		execl(self, self, "--client", weston->socket, quads_arg, frames_arg, (char *)NULL);
+		_exit(127);
+	}
+	close(pipe_fds[1]);
+	char line[128] = "";
+	FILE *from = fdopen(pipe_fds[0], "r");
+	bool read = from && fgets(line, sizeof(line), from);
+	if (from)
+		fclose(from);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	unsigned long long wall = 0, cpu = 0;
+	if (!read || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    sscanf(line, "%u %llu %llu", &out->frames, &wall, &cpu) != 3 || out->frames == 0)
+		return false;
+	out->wall_ns = wall;
+	out->cpu_ns = cpu;
+	out->weston_ns = weston_launcher_cpu_ns(weston) - weston_before;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "--client") == 0)
+		return run_client(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+	const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	if (argc > 1 && !quick) {
+		printf("usage: uda-bench-wayland [--quick]\n");
+		return 2;
+	}
+	struct weston_launcher weston;
+	if (!weston_launcher_start(&weston, false, WIDTH, HEIGHT)) {
+		fprintf(stderr, "uda-bench-wayland: Weston did not start\n");
+		weston_launcher_stop(&weston);
+		return 1;
+	}
+	const struct {
+		const char *name;
+		unsigned quads, frames;
+	} workloads[] = {{"light (clears)", 0, 120}, {"heavy (8 blended quads)", 8, 30}};
+	const unsigned rounds = quick ? 1 : 5;
+	printf("%ux%u XRGB8888 window on Weston 10 (headless, GL renderer), swap interval 0, median of %u rounds\n\n",
+	       WIDTH, HEIGHT, rounds);
+	printf("%-24s %9s %9s %7s %14s %14s %16s %16s\n", "workload", "Mesa fps", "uda fps", "ratio", "Mesa CPU/frame",
+	       "uda CPU/frame", "Weston CPU (Mesa)", "Weston CPU (uda)");
+	int status = 0;
+	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]) && status == 0; w++) {
+		uint64_t wall[2][8], cpu[2][8], weston_cpu[2][8];
+		const unsigned frames = quick ? 5 : workloads[w].frames;
+		for (unsigned r = 0; r < rounds && status == 0; r++) {
+			for (int uda = 0; uda < 2; uda++) {
+				/* Alternate which goes first, so drift favours neither. */
+				int which = (r % 2) ? 1 - uda : uda;
+				struct sample s;
+				if (!run_round(argv[0], &weston, which, workloads[w].quads, frames, &s)) {
+					fprintf(stderr, "uda-bench-wayland: the %s client failed\n", which ? "uda" : "Mesa");
+					status = 1;
+					break;
+				}
+				wall[which][r] = s.wall_ns / s.frames;
+				cpu[which][r] = s.cpu_ns / s.frames;
+				weston_cpu[which][r] = s.weston_ns / s.frames;
+			}
+		}
+		if (status)
+			break;
+		double mesa_ms = bench_median(wall[0], rounds) / 1e6, uda_ms = bench_median(wall[1], rounds) / 1e6;
+		printf("%-24s %9.1f %9.1f %6.2fx %11.2f ms %11.2f ms %13.2f ms %13.2f ms\n", workloads[w].name,
+		       1000.0 / mesa_ms, 1000.0 / uda_ms, uda_ms / mesa_ms, bench_median(cpu[0], rounds) / 1e6,
+		       bench_median(cpu[1], rounds) / 1e6, bench_median(weston_cpu[0], rounds) / 1e6,
+		       bench_median(weston_cpu[1], rounds) / 1e6);
+	}
+	if (status == 0)
+		printf("\nratio: uda's time per frame / Mesa's (target <= 1.0x); both frames reached Weston\n");
+	weston_launcher_stop(&weston);
+	return status;
+}
