@@ -180,6 +180,9 @@ static int run_client(const char *socket, unsigned quads, unsigned frames)
 	xdg_toplevel_destroy(toplevel);
 	xdg_surface_destroy(xdg);
 	wl_surface_destroy(surface);
+	xdg_wm_base_destroy(c.wm_base);
+	wl_compositor_destroy(c.compositor);
+	wl_registry_destroy(registry);
 	wl_display_disconnect(c.display);
 	return 0;
 }

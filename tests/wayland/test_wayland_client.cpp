@@ -284,8 +284,8 @@ TEST_P(WaylandClientTest, ADestroyedNativeWindowFailsTheSwap)
 
 TEST_P(WaylandClientTest, NativesThatAreNotWaylandsAreRefused)
 {
-	int not_a_display = 0;
-	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, &not_a_display, nullptr), EGL_NO_DISPLAY);
+	void *not_a_display[4] = {};
+	EXPECT_EQ(eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, not_a_display, nullptr), EGL_NO_DISPLAY);
 	EXPECT_EQ(eglGetError(), EGL_BAD_PARAMETER);
 	struct {
 		intptr_t version = 3;

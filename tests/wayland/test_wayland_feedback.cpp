@@ -8,6 +8,9 @@
 #include <dirent.h>
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <regex>
 #include <string>
 #include <sys/sysmacros.h>
@@ -297,6 +300,131 @@ TEST_F(WaylandFeedback, TranchesAndPairsAreBounded)
 	// A repeat is no new pair.
 	EXPECT_TRUE(feedback_tranche_add(t, DRM_FORMAT_XRGB8888, 5));
 	EXPECT_EQ(t->pair_count, FEEDBACK_MAX_PAIRS_PER_TRANCHE);
+}
+
+// ---- The events as a compositor sends them --------------------------
+
+// A format table in a memfd, as compositors make it.
+int table_fd(const std::vector<feedback_table_entry> &entries, size_t file_size)
+{
+	int fd = memfd_create("format-table", MFD_CLOEXEC);
+	EXPECT_GE(fd, 0);
+	EXPECT_EQ(ftruncate(fd, static_cast<off_t>(file_size)), 0);
+	const size_t bytes = std::min(file_size, entries.size() * sizeof(feedback_table_entry));
+	EXPECT_EQ(pwrite(fd, entries.data(), bytes, 0), static_cast<ssize_t>(bytes));
+	return fd;
+}
+
+class FeedbackEvents : public ::testing::Test
+{
+      protected:
+	void SetUp() override { feedback_receiver_init(&receiver); }
+	void TearDown() override { feedback_receiver_finish(&receiver); }
+
+	// A whole feedback: table, main device, one tranche of `indices`.
+	void send(const std::vector<feedback_table_entry> &entries, const std::vector<uint16_t> &indices,
+	          uint32_t flags = 0, size_t table_bytes = 0, size_t index_bytes = SIZE_MAX)
+	{
+		const size_t size = entries.size() * sizeof(feedback_table_entry);
+		feedback_receiver_format_table(&receiver, table_fd(entries, table_bytes ? table_bytes : size),
+		                               static_cast<uint32_t>(size));
+		dev_t main = makedev(226, 128);
+		feedback_receiver_main_device(&receiver, &main, sizeof(main));
+		feedback_receiver_tranche_target_device(&receiver, &main, sizeof(main));
+		feedback_receiver_tranche_formats(&receiver, indices.data(),
+		                                  index_bytes == SIZE_MAX ? indices.size() * sizeof(uint16_t) : index_bytes);
+		feedback_receiver_tranche_flags(&receiver, flags);
+		feedback_receiver_tranche_done(&receiver);
+		feedback_receiver_done(&receiver);
+	}
+
+	feedback_receiver receiver;
+	const std::vector<feedback_table_entry> table = {{DRM_FORMAT_XRGB8888, 0, DRM_FORMAT_MOD_LINEAR},
+	                                                 {DRM_FORMAT_XRGB8888, 0, I915_FORMAT_MOD_X_TILED},
+	                                                 {DRM_FORMAT_ARGB8888, 0, DRM_FORMAT_MOD_LINEAR}};
+};
+
+TEST_F(FeedbackEvents, AGoodFeedbackBecomesCurrent)
+{
+	send(table, {1, 0, 2}, 1 /* scanout */);
+	ASSERT_TRUE(receiver.received);
+	EXPECT_EQ(receiver.generation, 1u);
+	const feedback &fb = receiver.current;
+	EXPECT_TRUE(fb.has_main_device);
+	EXPECT_EQ(fb.main_device, makedev(226, 128));
+	ASSERT_EQ(fb.tranche_count, 1u);
+	EXPECT_TRUE(fb.tranches[0].scanout);
+	ASSERT_EQ(fb.tranches[0].pair_count, 3u);
+	EXPECT_EQ(fb.tranches[0].pairs[0].modifier, I915_FORMAT_MOD_X_TILED);
+	EXPECT_EQ(fb.tranches[0].pairs[2].format, DRM_FORMAT_ARGB8888);
+}
+
+// Each way a compositor can get it wrong drops that feedback and keeps
+// the last good one.
+TEST_F(FeedbackEvents, BrokenFeedbackIsDroppedAndTheLastGoodOneStays)
+{
+	send(table, {0});
+	ASSERT_EQ(receiver.generation, 1u);
+	struct Case {
+		const char *what;
+		std::function<void()> send_it;
+	} cases[] = {
+		{"an index past the table", [&] { send(table, {0, 3}); }},
+		{"a table file shorter than its size", [&] { send(table, {0}, 0, 16); }},
+		{"an odd number of index bytes", [&] { send(table, {0, 1}, 0, 0, 3); }},
+		{"a table size that is no number of entries",
+		 [&] {
+			 feedback_receiver_format_table(&receiver, table_fd(table, 48), 40);
+			 feedback_receiver_tranche_formats(&receiver, nullptr, 0);
+			 feedback_receiver_tranche_done(&receiver);
+			 feedback_receiver_done(&receiver);
+		 }},
+		{"a dev_t of another size",
+		 [&] {
+			 uint16_t small = 1;
+			 feedback_receiver_main_device(&receiver, &small, sizeof(small));
+			 feedback_receiver_done(&receiver);
+		 }},
+		{"done in the middle of a tranche",
+		 [&] {
+			 feedback_receiver_tranche_flags(&receiver, 0);
+			 feedback_receiver_done(&receiver);
+		 }},
+	};
+	for (Case &c : cases) {
+		SCOPED_TRACE(c.what);
+		const uint64_t before = receiver.generation;
+		const uint32_t pairs_before = receiver.received ? receiver.current.tranches[0].pair_count : 0;
+		c.send_it();
+		EXPECT_EQ(receiver.generation, before) << "a broken feedback was taken";
+		if (receiver.received) {
+			EXPECT_EQ(receiver.current.tranches[0].pair_count, pairs_before);
+		}
+		// And a good one after it is taken again.
+		send(table, {1});
+		EXPECT_EQ(receiver.generation, before + 1);
+	}
+}
+
+TEST_F(FeedbackEvents, FormatsBeforeAnyTableBreakTheFeedback)
+{
+	uint16_t index = 0;
+	feedback_receiver_tranche_formats(&receiver, &index, sizeof(index));
+	feedback_receiver_tranche_done(&receiver);
+	feedback_receiver_done(&receiver);
+	EXPECT_FALSE(receiver.received);
+}
+
+TEST_F(FeedbackEvents, TranchesBeyondTheBoundBreakTheFeedback)
+{
+	const size_t size = table.size() * sizeof(feedback_table_entry);
+	feedback_receiver_format_table(&receiver, table_fd(table, size), static_cast<uint32_t>(size));
+	for (uint32_t t = 0; t <= FEEDBACK_MAX_TRANCHES; t++) {
+		feedback_receiver_tranche_flags(&receiver, 0);
+		feedback_receiver_tranche_done(&receiver);
+	}
+	feedback_receiver_done(&receiver);
+	EXPECT_FALSE(receiver.received);
 }
 
 } // namespace

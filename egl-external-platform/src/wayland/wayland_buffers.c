@@ -57,9 +57,9 @@ static uda_device *compositor_device(const struct wayland_display *wayland, cons
 static const struct feedback *window_feedback(const struct wayland_window *window, uint64_t *out_generation)
 {
 	*out_generation = 0;
-	if (window->feedback.object && window->feedback.received) {
-		*out_generation = window->feedback.generation;
-		return &window->feedback.current;
+	if (window->feedback.object && window->feedback.receiver.received) {
+		*out_generation = window->feedback.receiver.generation;
+		return &window->feedback.receiver.current;
 	}
 	return wayland_dmabuf_feedback(window->wayland);
 }

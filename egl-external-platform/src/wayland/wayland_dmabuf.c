@@ -7,147 +7,55 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "wayland_platform.h"
 
-/* A format table of more entries than this is refused (16 bytes each). */
-#define DMABUF_MAX_TABLE_BYTES (16u * 1024u * 1024u)
-
-struct table_entry {
-	uint32_t format;
-	uint32_t padding;
-	uint64_t modifier;
-};
-
-static void drop_table(struct dmabuf_feedback_listener *state)
-{
-	if (state->table && state->table != MAP_FAILED)
-		munmap(state->table, state->table_size);
-	state->table = NULL;
-	state->table_size = 0;
-}
-
 static void on_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *object)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	if (state->broken) {
+	struct feedback_receiver *receiver = data;
+	const bool was_broken = receiver->broken || receiver->tranche_open;
+	feedback_receiver_done(receiver);
+	if (was_broken)
 		platform_debug("Wayland: the compositor sent broken dmabuf feedback; it is not used");
-		feedback_clear(&state->pending);
-	} else {
-		feedback_move(&state->current, &state->pending);
-		state->generation++;
-	}
-	state->broken = false;
-	state->received = true;
 }
 
 static void on_format_table(void *data, struct zwp_linux_dmabuf_feedback_v1 *object, int32_t fd, uint32_t size)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	drop_table(state);
-	if (size == 0 || size % sizeof(struct table_entry) != 0 || size > DMABUF_MAX_TABLE_BYTES) {
-		state->broken = true;
-	} else {
-		/* MAP_PRIVATE: the protocol says the compositor's table must be
-		 * mapped so; a file shorter than `size` faults only past its
-		 * end, which the size check below leaves unread. */
-		off_t real = lseek(fd, 0, SEEK_END);
-		if (real < (off_t)size) {
-			state->broken = true;
-		} else {
-			state->table = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (state->table == MAP_FAILED) {
-				state->table = NULL;
-				state->broken = true;
-			} else {
-				state->table_size = size;
-			}
-		}
-	}
-	close(fd);
-}
-
-static bool read_dev_t(struct wl_array *array, dev_t *out)
-{
-	if (!array || array->size != sizeof(dev_t))
-		return false;
-	memcpy(out, array->data, sizeof(dev_t));
-	return true;
+	feedback_receiver_format_table(data, fd, size);
 }
 
 static void on_main_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *object, struct wl_array *device)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	state->pending.has_main_device = read_dev_t(device, &state->pending.main_device);
-	state->broken = state->broken || !state->pending.has_main_device;
-}
-
-static struct feedback_tranche *open_tranche(struct dmabuf_feedback_listener *state)
-{
-	if (!state->tranche_open) {
-		if (!feedback_add_tranche(&state->pending)) {
-			state->broken = true;
-			return NULL;
-		}
-		state->tranche_open = true;
-	}
-	return &state->pending.tranches[state->pending.tranche_count - 1];
+	feedback_receiver_main_device(data, device ? device->data : NULL, device ? device->size : 0);
 }
 
 static void on_tranche_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *object)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	open_tranche(state); /* an empty tranche is still one */
-	state->tranche_open = false;
+	feedback_receiver_tranche_done(data);
 }
 
 static void on_tranche_target_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *object, struct wl_array *device)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	struct feedback_tranche *tranche = open_tranche(state);
-	if (tranche && !read_dev_t(device, &tranche->target_device))
-		state->broken = true;
+	feedback_receiver_tranche_target_device(data, device ? device->data : NULL, device ? device->size : 0);
 }
 
 static void on_tranche_formats(void *data, struct zwp_linux_dmabuf_feedback_v1 *object, struct wl_array *indices)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	struct feedback_tranche *tranche = open_tranche(state);
-	if (!tranche)
-		return;
-	const uint32_t entries = state->table_size / sizeof(struct table_entry);
-	if (!state->table || !indices || indices->size % sizeof(uint16_t) != 0) {
-		state->broken = true;
-		return;
-	}
-	const uint16_t *index = indices->data;
-	for (size_t i = 0; i < indices->size / sizeof(uint16_t); i++) {
-		if (index[i] >= entries) {
-			state->broken = true;
-			return;
-		}
-		const struct table_entry *entry = &state->table[index[i]];
-		if (!feedback_tranche_add(tranche, entry->format, entry->modifier))
-			state->broken = true;
-	}
+	feedback_receiver_tranche_formats(data, indices ? indices->data : NULL, indices ? indices->size : 0);
 }
 
 static void on_tranche_flags(void *data, struct zwp_linux_dmabuf_feedback_v1 *object, uint32_t flags)
 {
 	(void)object;
-	struct dmabuf_feedback_listener *state = data;
-	struct feedback_tranche *tranche = open_tranche(state);
-	if (tranche)
-		tranche->scanout = (flags & ZWP_LINUX_DMABUF_FEEDBACK_V1_TRANCHE_FLAGS_SCANOUT) != 0;
+	feedback_receiver_tranche_flags(data, flags);
 }
 
 static const struct zwp_linux_dmabuf_feedback_v1_listener feedback_events = {
@@ -162,20 +70,16 @@ static const struct zwp_linux_dmabuf_feedback_v1_listener feedback_events = {
 
 void dmabuf_feedback_listen(struct dmabuf_feedback_listener *state, struct zwp_linux_dmabuf_feedback_v1 *object)
 {
-	memset(state, 0, sizeof(*state));
-	feedback_init(&state->current);
-	feedback_init(&state->pending);
+	feedback_receiver_init(&state->receiver);
 	state->object = object;
-	zwp_linux_dmabuf_feedback_v1_add_listener(object, &feedback_events, state);
+	zwp_linux_dmabuf_feedback_v1_add_listener(object, &feedback_events, &state->receiver);
 }
 
 void dmabuf_feedback_stop(struct dmabuf_feedback_listener *state)
 {
 	if (state->object)
 		zwp_linux_dmabuf_feedback_v1_destroy(state->object);
-	drop_table(state);
-	feedback_clear(&state->current);
-	feedback_clear(&state->pending);
+	feedback_receiver_finish(&state->receiver);
 	state->object = NULL;
 }
 
@@ -236,7 +140,7 @@ void wayland_dmabuf_unbind(struct wayland_display *wayland)
 const struct feedback *wayland_dmabuf_feedback(const struct wayland_display *wayland)
 {
 	if (wayland->dmabuf_version >= 4)
-		return wayland->default_feedback.received ? &wayland->default_feedback.current : NULL;
+		return wayland->default_feedback.receiver.received ? &wayland->default_feedback.receiver.current : NULL;
 	return wayland->legacy_formats.tranche_count ? &wayland->legacy_formats : NULL;
 }
 

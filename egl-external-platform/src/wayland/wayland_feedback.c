@@ -2,6 +2,9 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "wayland_feedback.h"
 
@@ -134,4 +137,139 @@ uda_result feedback_capability_sets(const struct feedback *feedback, uda_context
 	}
 	*out_list = list;
 	return UDA_SUCCESS;
+}
+
+/* ---- Receiving it ------------------------------------------------------ */
+
+/* ZWP_LINUX_DMABUF_FEEDBACK_V1_TRANCHE_FLAGS_SCANOUT, without the
+ * protocol header. */
+#define FEEDBACK_FLAG_SCANOUT 1u
+
+void feedback_receiver_init(struct feedback_receiver *receiver)
+{
+	memset(receiver, 0, sizeof(*receiver));
+	feedback_init(&receiver->pending);
+	feedback_init(&receiver->current);
+}
+
+static void drop_table(struct feedback_receiver *receiver)
+{
+	if (receiver->table)
+		munmap((void *)receiver->table, receiver->table_size);
+	receiver->table = NULL;
+	receiver->table_size = 0;
+}
+
+void feedback_receiver_finish(struct feedback_receiver *receiver)
+{
+	drop_table(receiver);
+	feedback_clear(&receiver->pending);
+	feedback_clear(&receiver->current);
+}
+
+void feedback_receiver_format_table(struct feedback_receiver *receiver, int fd, uint32_t size)
+{
+	drop_table(receiver);
+	struct stat st;
+	/* The file must hold what the compositor says it holds: a mapping
+	 * past a file's end faults when read. */
+	if (size == 0 || size % sizeof(struct feedback_table_entry) != 0 || size > FEEDBACK_MAX_TABLE_BYTES ||
+	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)size) {
+		receiver->broken = true;
+	} else {
+		/* MAP_PRIVATE, as the protocol asks of clients. */
+		void *table = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (table == MAP_FAILED) {
+			receiver->broken = true;
+		} else {
+			receiver->table = table;
+			receiver->table_size = size;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool read_dev_t(const void *bytes, size_t size, dev_t *out)
+{
+	if (!bytes || size != sizeof(dev_t))
+		return false;
+	memcpy(out, bytes, sizeof(dev_t));
+	return true;
+}
+
+void feedback_receiver_main_device(struct feedback_receiver *receiver, const void *device, size_t size)
+{
+	receiver->pending.has_main_device = read_dev_t(device, size, &receiver->pending.main_device);
+	receiver->broken = receiver->broken || !receiver->pending.has_main_device;
+}
+
+static struct feedback_tranche *open_tranche(struct feedback_receiver *receiver)
+{
+	if (!receiver->tranche_open) {
+		if (!feedback_add_tranche(&receiver->pending)) {
+			receiver->broken = true;
+			return NULL;
+		}
+		receiver->tranche_open = true;
+	}
+	return &receiver->pending.tranches[receiver->pending.tranche_count - 1];
+}
+
+void feedback_receiver_tranche_target_device(struct feedback_receiver *receiver, const void *device, size_t size)
+{
+	struct feedback_tranche *tranche = open_tranche(receiver);
+	if (tranche && !read_dev_t(device, size, &tranche->target_device))
+		receiver->broken = true;
+}
+
+void feedback_receiver_tranche_formats(struct feedback_receiver *receiver, const void *indices, size_t size)
+{
+	struct feedback_tranche *tranche = open_tranche(receiver);
+	if (!tranche)
+		return;
+	const uint32_t entries = receiver->table_size / sizeof(struct feedback_table_entry);
+	if (!receiver->table || (size && !indices) || size % sizeof(uint16_t) != 0) {
+		receiver->broken = true;
+		return;
+	}
+	for (size_t i = 0; i < size / sizeof(uint16_t); i++) {
+		uint16_t index;
+		memcpy(&index, (const uint8_t *)indices + i * sizeof(index), sizeof(index));
+		if (index >= entries) {
+			receiver->broken = true;
+			return;
+		}
+		const struct feedback_table_entry *entry = &receiver->table[index];
+		if (!feedback_tranche_add(tranche, entry->format, entry->modifier)) {
+			receiver->broken = true;
+			return;
+		}
+	}
+}
+
+void feedback_receiver_tranche_flags(struct feedback_receiver *receiver, uint32_t flags)
+{
+	struct feedback_tranche *tranche = open_tranche(receiver);
+	if (tranche)
+		tranche->scanout = (flags & FEEDBACK_FLAG_SCANOUT) != 0;
+}
+
+void feedback_receiver_tranche_done(struct feedback_receiver *receiver)
+{
+	open_tranche(receiver); /* an empty tranche is still one */
+	receiver->tranche_open = false;
+}
+
+void feedback_receiver_done(struct feedback_receiver *receiver)
+{
+	if (receiver->broken || receiver->tranche_open) {
+		feedback_clear(&receiver->pending);
+	} else {
+		feedback_move(&receiver->current, &receiver->pending);
+		receiver->generation++;
+		receiver->received = true;
+	}
+	receiver->broken = false;
+	receiver->tranche_open = false;
 }

@@ -64,4 +64,40 @@ uda_result feedback_capability_sets(const struct feedback *feedback, uda_context
 uint32_t feedback_modifiers(const struct feedback *feedback, uint32_t format, uint64_t *out, uint32_t *out_ranks,
                             uint32_t capacity);
 
+/* What one zwp_linux_dmabuf_feedback_v1 object sends, received event by
+ * event: every event is the compositor's word, untrusted. A feedback that
+ * breaks the protocol's rules (a table of the wrong size, an index past
+ * it, a dev_t array of another size, too many tranches or pairs) is
+ * dropped at its `done`, and the last good one stays. */
+struct feedback_table_entry {
+	uint32_t format;
+	uint32_t padding;
+	uint64_t modifier;
+};
+
+struct feedback_receiver {
+	struct feedback pending, current;
+	const struct feedback_table_entry *table; /* the compositor's, mapped */
+	uint32_t table_size;
+	bool tranche_open;
+	bool broken;         /* the pending feedback broke the rules */
+	bool received;       /* a good `done` came */
+	uint64_t generation; /* counts the good `done`s */
+};
+
+/* A table larger than this is refused (16 bytes an entry). */
+#define FEEDBACK_MAX_TABLE_BYTES (16u * 1024u * 1024u)
+
+void feedback_receiver_init(struct feedback_receiver *receiver);
+void feedback_receiver_finish(struct feedback_receiver *receiver);
+/* The events, as zwp_linux_dmabuf_feedback_v1 defines them; `fd` is
+ * taken (closed), `device` and `indices` are the wl_array's bytes. */
+void feedback_receiver_format_table(struct feedback_receiver *receiver, int fd, uint32_t size);
+void feedback_receiver_main_device(struct feedback_receiver *receiver, const void *device, size_t size);
+void feedback_receiver_tranche_target_device(struct feedback_receiver *receiver, const void *device, size_t size);
+void feedback_receiver_tranche_formats(struct feedback_receiver *receiver, const void *indices, size_t size);
+void feedback_receiver_tranche_flags(struct feedback_receiver *receiver, uint32_t flags);
+void feedback_receiver_tranche_done(struct feedback_receiver *receiver);
+void feedback_receiver_done(struct feedback_receiver *receiver);
+
 #endif

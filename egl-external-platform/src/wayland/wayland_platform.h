@@ -17,17 +17,11 @@ struct zwp_linux_dmabuf_feedback_v1;
  * silent for longer is treated as gone, not waited for forever. */
 #define WAYLAND_ANSWER_TIMEOUT_MS 5000
 
-/* One zwp_linux_dmabuf_feedback_v1 object (default or per surface): the
- * feedback being received, and the last one complete. */
+/* One zwp_linux_dmabuf_feedback_v1 object (default or per surface) and
+ * what it sent (wayland_feedback.h's receiver). */
 struct dmabuf_feedback_listener {
 	struct zwp_linux_dmabuf_feedback_v1 *object;
-	struct feedback pending, current;
-	struct table_entry *table; /* the compositor's format table, mapped */
-	uint32_t table_size;
-	bool tranche_open;
-	bool broken;   /* the pending feedback broke the protocol's rules */
-	bool received; /* a `done` came */
-	uint64_t generation; /* counts the `done`s that changed `current` */
+	struct feedback_receiver receiver;
 };
 
 #define WAYLAND_MAX_SHM_FORMATS 64u

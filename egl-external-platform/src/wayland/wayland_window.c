@@ -327,7 +327,7 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 		if (object) {
 			dmabuf_feedback_listen(&window->feedback, object);
 			const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
-			while (!window->feedback.received) {
+			while (!window->feedback.receiver.received) {
 				int64_t left = deadline - wayland_now_ms();
 				if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
 					break;
