@@ -175,6 +175,32 @@ step test-gbm-egl "$build"/tests/test-gbm-egl
 # EGL on uda's GBM devices through NVIDIA's libEGL alone, through the module
 # that declares EGL_PLATFORM_GBM_KHR.
 step test-gbm-egl-driver "$build"/tests/test-gbm-egl-driver
+# Wayland: Weston headless with its GL renderer on the GPU (carried in
+# .gl-extra where the machine has none), uda's Wayland platform through
+# the host (test-wayland-client, the benchmark against NVIDIA's own
+# egl-wayland where installed) and loaded by NVIDIA's libEGL alone
+# (weston-simple-egl with only uda's manifest named).
+if ! command -v weston >/dev/null && [[ -x $extra/usr/bin/weston ]]; then
+	export PATH=$PATH:$extra/usr/bin
+	weston_lib=$extra/usr/lib/x86_64-linux-gnu
+	export WESTON_MODULE_MAP="headless-backend.so=$weston_lib/libweston-10/headless-backend.so;gl-renderer.so=$weston_lib/libweston-10/gl-renderer.so;desktop-shell.so=$weston_lib/weston/desktop-shell.so;weston-desktop-shell=$weston_lib/weston-desktop-shell;weston-keyboard=$weston_lib/weston-keyboard"
+	export XKB_CONFIG_ROOT=$extra/usr/share/X11/xkb
+fi
+wayland_manifest=$work/share/egl/egl_external_platform.d/50_uda_wayland.json
+sed "s|\"library_path\" : \".*\"|\"library_path\" : \"$root/$build/egl-external-platform/libuda-egl-platform-wayland.so\"|" \
+	"$build"/manifests/share/egl/egl_external_platform.d/50_uda_wayland.json >"$wayland_manifest"
+if command -v weston >/dev/null; then
+	UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST=$wayland_manifest EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		step test-wayland-client "$build"/tests/test-wayland-client
+	__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		step wayland-simple-egl-nvidia-libegl tests/wayland/run_unmodified_client.sh "" "$build"/tests/screenshot-colours \
+		gl weston-simple-egl -o
+	UDA_BENCH_EGL_HOST=$root/$build/egl-external-platform/libuda-egl-host.so \
+		EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest step uda-bench-wayland "$build"/tests/bench/uda-bench-wayland
+	grep -hE "frames reached|Wayland: (a .* window|.* frames (go|are))" "$logs"/wayland-*.log | sed 's/^/   /' >>"$summary"
+else
+	echo "wayland: no weston on this machine nor in .gl-extra: skipped" >>"$summary"
+fi
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
 # on NVIDIA's driver. Its compiled-in paths are the building machine's, so
 # that path is made to lead here when it does not exist.

@@ -37,5 +37,15 @@ apt-get "${apt_options[@]}" update -qq
 	libgbm1 libdrm2 libdrm-common libjson-c5 libpng16-16 zlib1g \
 	libwayland-server0 libwayland-client0 libexpat1 libffi8 \
 	vulkan-validationlayers vulkan-tools \
-	libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
+	libx11-6 libx11-data libxcb1 libxau6 libxdmcp6 libbsd0 libmd0 \
+	libwayland-egl1 libwayland-cursor0)
+# Weston for the Wayland step (headless, GL renderer on the GPU), with what
+# it, its modules, its shell client and weston-simple-egl load: found by
+# ldd here, Debian 12's libc and libstdc++ left to the machine.
+(cd .gl-extra && apt-get "${apt_options[@]}" download -qq \
+	weston libweston-10-0 libinput10 libevdev2 libmtdev1 libgudev-1.0-0 libwacom9 libwacom-common libudev1 \
+	libxkbcommon0 xkb-data libpixman-1-0 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 \
+	libfontconfig1 fontconfig-config fonts-dejavu-core libfreetype6 libfribidi0 libharfbuzz0b libgraphite2-3 \
+	libthai0 libdatrie1 libglib2.0-0 libpcre2-8-0 libmount1 libblkid1 libselinux1 libbrotli1 libjpeg62-turbo \
+	libwebp7 libxcb-render0 libxcb-shm0 libxext6 libxrender1)
 du -sh build-hw .gl .gl-extra

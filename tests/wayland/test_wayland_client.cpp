@@ -108,7 +108,12 @@ class WaylandClientTest : public ::testing::TestWithParam<WestonRenderer>
 	void SetUp() override
 	{
 		use_build_tree_backends();
-		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST, 1);
+		// tests/hardware/nvidia.sh names the manifest of a tree built
+		// elsewhere; NVIDIA's libEGL reads the __-prefixed name.
+		const char *moved = std::getenv("UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST");
+		const char *manifest = moved ? moved : UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST;
+		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
+		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
 		setenv("UDA_EGL_WAYLAND", "1", 1);
 		ASSERT_TRUE(weston.start(GetParam())) << "Weston did not start:\n" << weston.log();
 		client = std::make_unique<WaylandClient>(weston.socket());
