@@ -8,7 +8,9 @@
 
 #include <uda/uda_gl.h>
 
+#include "image.h"
 #include "platform.h"
+#include "surface.h"
 
 static uda_device *gl_device_of(uda_device *device)
 {

@@ -21,7 +21,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "platform.h"
+#include "frame_fence.h"
 #include "sync_fence.h"
 
 static bool has_extension(const char *list, const char *name)

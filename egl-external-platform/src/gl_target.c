@@ -5,7 +5,7 @@
 
 #include <uda/uda_gl.h>
 
-#include "platform.h"
+#include "gl_target.h"
 
 /* Exports the allocation with the first handle type its set carries that
  * the GL device imports, into the backend's own context or, with

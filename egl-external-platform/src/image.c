@@ -2,7 +2,8 @@
  * target is the driver's. */
 #include <stdlib.h>
 
-#include "platform.h"
+#include "gl_target.h"
+#include "image.h"
 
 static EGLImage create_image(struct platform_display *display, EGLContext context, EGLClientBuffer buffer,
                              const EGLAttrib *attribs)

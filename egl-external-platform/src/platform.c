@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "platform.h"
+#include "surface.h"
 
 /* The one process-wide anchor of the module. Hooks have the signatures of
  * the EGL functions they replace, with no platform data, so a hook can

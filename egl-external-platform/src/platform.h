@@ -115,22 +115,6 @@ struct platform_display_impl {
 	                      uint32_t format);
 };
 
-/* What differs between kinds of window (wlroots' `impl`): where the next
- * frame's buffer comes from and where a queued frame goes. A window of a
- * uda_surface has none: its buffers are dequeued, waiting as long as the
- * consumer holds them, and the consumer is the application's. */
-struct platform_window_impl {
-	/* The next frame's buffer (uda_surface_dequeue's contract), bounded
-	 * in time; false with an EGL error set. */
-	bool (*dequeue)(struct platform_surface *surface, uda_surface_buffer *out_buffer);
-	/* The frame just queued to surface->window goes to its consumer;
-	 * false with an EGL error set (the frame is lost, not the surface). */
-	bool (*present)(struct platform_surface *surface);
-	/* eglSwapInterval, clamped to [0, 1]. */
-	void (*set_swap_interval)(struct platform_surface *surface, EGLint interval);
-	/* The EGLSurface goes: what the kind made, its uda_surface included. */
-	void (*destroy)(struct platform_surface *surface);
-};
 
 /* EGLExtPlatform::data: one per loadEGLExternalPlatform. */
 struct uda_platform {
@@ -173,97 +157,9 @@ struct platform_display {
 	void *impl_data;
 };
 
-/* An allocation made usable in one GL context: imported into the GL
- * device if another device owns it, as an EGLImage, bound to a texture
- * and a framebuffer of that context. */
-struct gl_target {
-	uint64_t key; /* the uda_surface buffer id; 0 for a pixmap */
-	uint32_t width, height;
-	EGLContext context;
-	uda_allocation *import; /* NULL when the GL device owns the allocation */
-	EGLImage image;
-	bool owns_image;
-	GLuint texture;
-	bool texture_of_import; /* the import's texture, freed with it */
-	GLuint framebuffer;
-	GLuint depth_stencil; /* direct rendering with a depth or stencil config */
-};
 
-/* How a target is made: for the copy path, the texture alone; for direct
- * rendering, also the config's depth/stencil and rows flipped like a
- * window's framebuffer. */
-struct gl_target_options {
-	bool direct;
-	EGLint depth_size, stencil_size;
-};
 
-#define PLATFORM_MAX_TARGETS (2u * UDA_SURFACE_MAX_BUFFERS)
 
-enum platform_surface_kind {
-	PLATFORM_SURFACE_WINDOW,
-	PLATFORM_SURFACE_PIXMAP,
-};
-
-struct platform_surface {
-	struct platform_display *display;
-	struct platform_surface *next;
-	/* Under the platform's lock. The display's list holds one until
-	 * eglDestroySurface, each thread it is current on one (EGL defers a
-	 * current surface's deletion until no thread has it current), each
-	 * hook working with it one for the call. Freed at zero. */
-	unsigned references;
-	/* eglDestroySurface was called: the handle is no longer valid, the
-	 * surface stays in the list (its uda_surface still taken) until the
-	 * last reference goes. */
-	bool destroyed;
-	/* Freed while its uda_surface's destroy was calling window_destroyed
-	 * for it: that callback frees what is left. */
-	bool orphaned;
-	enum platform_surface_kind kind;
-	EGLConfig config;
-	/* What GL renders into; handed to the buffers at swap (window) or
-	 * eglWaitClient (pixmap). */
-	EGLSurface internal;
-	uint32_t width, height;
-	uda_surface *window;       /* WINDOW; NULL once the application destroyed it */
-	/* WINDOW of a native window kind (a wl_egl_window): the kind's. */
-	const struct platform_window_impl *window_impl;
-	void *window_data;
-	uda_allocation *pixmap;    /* PIXMAP; the application's */
-	bool pixmap_loaded;        /* its content copied into `internal` */
-	bool lost;                 /* the native window was destroyed */
-	/* WINDOW: the buffer the frame being drawn goes to, dequeued after
-	 * the previous swap (so a resize reaches the frame after the next
-	 * swap, as on Wayland, and the swap blocks while the consumer holds
-	 * every buffer, which is what throttles a FIFO producer). */
-	bool held;
-	uda_surface_buffer buffer;
-	/* WINDOW: GL renders straight into the held buffer (framebuffer 0
-	 * redirected by the host) instead of the pbuffer and a copy. */
-	bool direct;
-	/* WINDOW: frames go out with the driver's sync file instead of after
-	 * glFinish, and release fences are waited for in GL (frame_fence.c). */
-	bool native_fences;
-	bool gpu_waits;
-	/* The held buffer's release fence, until the buffer is queued: each
-	 * context that renders into the buffer waits for it first. */
-	int release_fence;
-	/* The config's, for the depth/stencil a direct target needs. */
-	EGLint depth_size, stencil_size;
-	/* Frames swapped out of the internal pbuffer since it was made: on
-	 * the copy path, what its content is worth (EGL_BUFFER_AGE_EXT). */
-	uint64_t pbuffer_frames;
-	struct gl_target targets[PLATFORM_MAX_TARGETS];
-	uint32_t target_count;
-};
-
-struct platform_image {
-	struct platform_display *display;
-	struct platform_image *next;
-	EGLImage internal;
-	uda_allocation *import;
-	bool owns_image;
-};
 
 /* platform.c */
 /* loadEGLExternalPlatform of a module: a platform serving `module`'s
@@ -318,104 +214,8 @@ EGLBoolean hook_choose_config(EGLDisplay dpy, const EGLint *attribs, EGLConfig *
                               EGLint *count);
 EGLBoolean hook_get_config_attrib(EGLDisplay dpy, EGLConfig config, EGLint attribute, EGLint *value);
 
-/* surface.c */
-struct platform_surface *platform_surface_get(struct platform_display *display, EGLSurface handle);
-void platform_surface_put(struct platform_surface *surface);
-EGLSurface hook_create_platform_window_surface(EGLDisplay dpy, EGLConfig config, void *native,
-                                               const EGLAttrib *attribs);
-EGLSurface hook_create_platform_window_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
-                                                   const EGLint *attribs);
-EGLSurface hook_create_window_surface(EGLDisplay dpy, EGLConfig config, EGLNativeWindowType native,
-                                      const EGLint *attribs);
-EGLSurface hook_create_platform_pixmap_surface(EGLDisplay dpy, EGLConfig config, void *native,
-                                               const EGLAttrib *attribs);
-EGLSurface hook_create_platform_pixmap_surface_ext(EGLDisplay dpy, EGLConfig config, void *native,
-                                                   const EGLint *attribs);
-EGLSurface hook_create_pixmap_surface(EGLDisplay dpy, EGLConfig config, EGLNativePixmapType native,
-                                      const EGLint *attribs);
-EGLBoolean hook_destroy_surface(EGLDisplay dpy, EGLSurface surface);
-EGLBoolean hook_swap_buffers(EGLDisplay dpy, EGLSurface surface);
-EGLBoolean hook_swap_buffers_with_damage(EGLDisplay dpy, EGLSurface surface, const EGLint *rects, EGLint count);
-EGLBoolean hook_swap_interval(EGLDisplay dpy, EGLint interval);
-EGLBoolean hook_query_surface(EGLDisplay dpy, EGLSurface surface, EGLint attribute, EGLint *value);
-EGLBoolean hook_make_current(EGLDisplay dpy, EGLSurface draw, EGLSurface read, EGLContext context);
-EGLBoolean hook_wait_client(void);
-EGLBoolean hook_wait_gl(void);
-/* uda host extensions (hook names udaPlatformDefaultFramebuffer,
- * udaPlatformReleaseCurrent and udaPlatformReleaseThread): the framebuffer
- * object standing for framebuffer 0 on this thread (0: none), giving
- * framebuffer 0 back before the host switches the thread to another
- * display, and letting go of the thread's surfaces after
- * eglReleaseThread. */
-GLuint hook_default_framebuffer(void);
-void hook_leave_display(void);
-void hook_release_thread(void);
-void hook_release_current(void);
-/* A native window kind's new buffers (negotiated again, as for new
- * linux-dmabuf feedback), exchanged while the surface holds none of the
- * old ones: returns the old uda_surface, the kind's to destroy. */
-uda_surface *platform_window_replace(struct platform_surface *surface, uda_surface *replacement);
-/* A native window's size changed: the frame being drawn takes it when
- * the surface is current on this thread (else at its next
- * eglMakeCurrent). */
-void platform_window_resized(struct platform_surface *surface);
-/* eglTerminate: every surface destroyed (those current somewhere go when
- * their threads let go). `unloading`: the driver unloads the platform,
- * everything goes now. */
-void platform_surface_destroy_all(struct platform_display *display, bool unloading);
-void *platform_surface_internal_handle(struct platform_display *display, void *handle);
 
-/* frame_fence.c */
-/* Whether window surfaces of the display hand frames over with native
- * fences: opted in (UDA_EGL_NATIVE_FENCES=1) and the driver able to;
- * *out_gpu_waits: whether release fences can be waited for on the GPU.
- * Says which hand-off it chose under UDA_LOG. */
-bool frame_fence_supported(struct platform_display *display, bool *out_gpu_waits);
-/* A sync file for the GL commands issued so far in the current context
- * (flushed here), or -1 if the driver made none: then glFinish. */
-int frame_fence_export(struct platform_display *display);
-/* Makes the current context wait for *fence before its next commands:
- * on the GPU for a sync_file the driver takes, else on the CPU. *fence
- * stays the caller's while only the GPU waits (call again for another
- * context); once it has signalled it is closed and set to -1. */
-void frame_fence_wait(struct platform_display *display, int *fence, bool gpu_waits);
 
-/* gl_target.c */
-/* A target for `allocation` in the current context, cached in `targets`
- * under `key`; NULL with an EGL error set on failure. */
-struct gl_target *gl_target_get(struct platform_display *display, struct gl_target *targets, uint32_t *count,
-                                uint32_t capacity, uint64_t key, uda_allocation *allocation,
-                                const struct gl_target_options *options);
-/* Whether the current context can render rows flipped into a framebuffer
- * object (GL_MESA_framebuffer_flip_y). */
-bool gl_has_flip_y(struct uda_platform *platform);
-/* Frees what needs no context, and the GL names when their context is
- * current on this thread. */
-void gl_target_release(struct platform_display *display, struct gl_target *target);
-/* Releases the current context's targets of another size than width x
- * height (their buffers are retired, and their imports keep the memory),
- * compacting the array. None of them may be bound. */
-void gl_target_release_other_sizes(struct platform_display *display, struct gl_target *targets, uint32_t *count,
-                                   uint32_t width, uint32_t height);
-/* Copies the current draw surface (framebuffer 0) into the target,
- * flipping rows so the buffer's first row is the image's top, as
- * consumers of window buffers expect; GL state left as found. */
-void gl_target_copy_from_surface(struct platform_display *display, const struct gl_target *target, uint32_t width,
-                                 uint32_t height);
-/* The other way, for a pixmap's existing content. */
-void gl_target_copy_to_surface(struct platform_display *display, const struct gl_target *target, uint32_t width,
-                               uint32_t height);
-/* Imports `allocation` into the display's GL device and makes an EGLImage
- * of it. */
-EGLint gl_image_from_allocation(struct platform_display *display, uda_allocation *allocation,
-                                uda_allocation **out_import, EGLImage *out_image, bool *out_owns_image);
 
-/* image.c */
-EGLImage hook_create_image(EGLDisplay dpy, EGLContext context, EGLenum target, EGLClientBuffer buffer,
-                           const EGLAttrib *attribs);
-EGLImageKHR hook_create_image_khr(EGLDisplay dpy, EGLContext context, EGLenum target, EGLClientBuffer buffer,
-                                  const EGLint *attribs);
-EGLBoolean hook_destroy_image(EGLDisplay dpy, EGLImage image);
-void platform_image_destroy_all(struct platform_display *display);
 
 #endif

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 extern "C" {
-#include "platform.h"
+#include "frame_fence.h"
 }
 
 #include "fd_count.hpp"

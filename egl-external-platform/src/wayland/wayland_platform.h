@@ -6,7 +6,7 @@
 #include <wayland-client.h>
 #include <wayland-egl-backend.h>
 
-#include "../platform.h"
+#include "../surface.h"
 #include "wayland_feedback.h"
 
 struct zwp_linux_dmabuf_v1;

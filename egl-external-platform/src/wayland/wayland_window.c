@@ -76,8 +76,11 @@ static bool connection_lost(struct wayland_window *window)
 	return window->disconnected;
 }
 
-static bool wayland_dequeue(struct platform_surface *surface, uda_surface_buffer *out_buffer)
+static bool wayland_dequeue(struct platform_surface *surface, uda_surface *buffers, uda_surface_buffer *out_buffer,
+                            int *out_release_fence)
 {
+	(void)buffers;           /* the kind's own: surface->window never goes under it */
+	(void)out_release_fence; /* the compositor's releases come as events */
 	struct wayland_window *window = surface->window_data;
 	struct uda_platform *platform = surface->display->platform;
 	/* Releases and feedback that came meanwhile. */
@@ -277,6 +280,7 @@ static const struct platform_window_impl wayland_window_impl = {
 	.present = wayland_present,
 	.set_swap_interval = wayland_set_swap_interval,
 	.destroy = wayland_destroy,
+	.resize_reaches_current_frame = true,
 };
 
 bool wayland_window_create(struct platform_display *display, struct platform_surface *surface, void *native_window,
