@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,7 +52,10 @@ static pid_t spawn(char *const argv[], const char *runtime_dir, bool with_displa
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (chdir(runtime_dir) != 0)
+		/* Weston goes with the test even when the test dies (an abort,
+		 * a sanitizer's report, ctest's timeout) and runs no cleanup. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* even when stopped */
+		if (getppid() == 1 || chdir(runtime_dir) != 0)
 			_exit(127);
 		/* Weston's output stays out of the caller's (and out of ctest's
 		 * pipe, which a Weston left behind would hold open). */

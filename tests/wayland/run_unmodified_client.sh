@@ -42,7 +42,9 @@ background-color=0xff203040
 panel-position=none
 locking=false
 INI
-(cd "$runtime" && XDG_RUNTIME_DIR=$runtime LD_PRELOAD= exec weston --backend=headless-backend.so \
+# setpriv: Weston goes with this script even when ctest kills it, which
+# no trap sees.
+(cd "$runtime" && XDG_RUNTIME_DIR=$runtime LD_PRELOAD= exec setpriv --pdeathsig KILL weston --backend=headless-backend.so \
 	"--use-$renderer" --socket=wayland-uda --debug --config="$runtime/weston.ini" --log="$runtime/weston.log" \
 	--width=640 --height=480 </dev/null >/dev/null 2>&1) &
 weston_pid=$!
