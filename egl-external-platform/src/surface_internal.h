@@ -43,7 +43,9 @@ EGLSurface add_surface(struct platform_display *display, struct platform_surface
 
 /* window.c */
 EGLSurface create_window(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs);
-void window_setup(struct platform_surface *surface, struct platform_display *display, EGLConfig config);
+/* A new window surface with what every window takes from its config and
+ * the environment; NULL (EGL_BAD_ALLOC set) without memory. */
+struct platform_surface *window_alloc(struct platform_display *display, EGLConfig config);
 bool hold_buffer(struct platform_surface *surface, uda_surface *window);
 /* The current context is about to write the held buffer. */
 void wait_for_release(struct platform_surface *surface);

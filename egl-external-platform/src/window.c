@@ -94,7 +94,7 @@ void direct_begin(struct platform_surface *surface)
 }
 
 /* Settings every window takes from its config and the environment. */
-void window_setup(struct platform_surface *surface, struct platform_display *display, EGLConfig config)
+static void window_setup(struct platform_surface *surface, struct platform_display *display, EGLConfig config)
 {
 	struct uda_platform *platform = display->platform;
 	surface->release_fence = -1;
@@ -109,6 +109,17 @@ void window_setup(struct platform_surface *surface, struct platform_display *dis
 	surface->direct = platform->host_interposes_gl && samples == 0 && !(copy && copy[0] && strcmp(copy, "0") != 0);
 }
 
+struct platform_surface *window_alloc(struct platform_display *display, EGLConfig config)
+{
+	struct platform_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface) {
+		platform_set_error(display->platform, EGL_BAD_ALLOC, "out of memory");
+		return NULL;
+	}
+	window_setup(surface, display, config);
+	return surface;
+}
+
 /* A window of a native kind (a wl_egl_window): the kind makes the
  * uda_surface and owns it. */
 static EGLSurface create_native_window(struct platform_display *display, EGLConfig config, void *native)
@@ -119,12 +130,9 @@ static EGLSurface create_native_window(struct platform_display *display, EGLConf
 		platform_set_error(platform, EGL_BAD_MATCH, "eglCreateWindowSurface: the config renders no window format");
 		return EGL_NO_SURFACE;
 	}
-	struct platform_surface *surface = calloc(1, sizeof(*surface));
-	if (!surface) {
-		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+	struct platform_surface *surface = window_alloc(display, config);
+	if (!surface)
 		return EGL_NO_SURFACE;
-	}
-	window_setup(surface, display, config);
 	if (!display->impl->create_window(display, surface, native, format)) {
 		free(surface);
 		return EGL_NO_SURFACE;

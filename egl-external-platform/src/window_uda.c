@@ -110,12 +110,9 @@ EGLSurface window_uda_create(struct platform_display *display, EGLConfig config,
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: the uda_surface has an EGLSurface");
 		return EGL_NO_SURFACE;
 	}
-	struct platform_surface *surface = calloc(1, sizeof(*surface));
-	if (!surface) {
-		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+	struct platform_surface *surface = window_alloc(display, config);
+	if (!surface)
 		return EGL_NO_SURFACE;
-	}
-	window_setup(surface, display, config);
 	surface->window = window;
 	surface->window_impl = &uda_window_impl;
 	surface->native_fences = frame_fence_supported(display, &surface->gpu_waits);

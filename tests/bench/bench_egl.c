@@ -42,9 +42,10 @@
 #include <uda/uda_surface.h>
 
 #include "bench_timing.h"
+#include "bench_workload.h"
 
-#define WIDTH 1920
-#define HEIGHT 1080
+#define WIDTH BENCH_WIDTH
+#define HEIGHT BENCH_HEIGHT
 #define MAX_ROUNDS 9
 #define MAX_FRAMES 40
 
@@ -56,10 +57,9 @@ struct bench {
 	EGLConfig config;
 	EGLContext context;
 	EGLSurface window_surface, pbuffer;
-	GLuint program;
 	GLuint texture, framebuffer; /* a plain GL texture target, for scale */
 	GLuint bgra_texture, bgra_framebuffer; /* 0 where BGRA is no render target */
-	GLint colour_location;
+	struct bench_workload workload;
 	uint64_t frames_consumed;
 };
 
@@ -68,69 +68,6 @@ static int fail(const char *what, struct bench *b)
 	fprintf(stderr, "uda-bench-egl: %s failed (EGL 0x%x)%s%s\n", what, eglGetError(), b && b->ctx ? ": " : "",
 	        b && b->ctx ? uda_context_get_error(b->ctx) : "");
 	return 1;
-}
-
-static GLuint compile(GLenum type, const char *source)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, 1, &source, NULL);
-	glCompileShader(shader);
-	GLint ok = 0;
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	return ok ? shader : 0;
-}
-
-/* A full-screen triangle in one colour, blended: the heavy workload's
- * unit of fill. */
-static bool make_program(struct bench *b)
-{
-	static const char *vertex = "#version 300 es\n"
-	                            "void main() {\n"
-	                            "  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n"
-	                            "  gl_Position = vec4(p, 0.0, 1.0);\n"
-	                            "}\n";
-	static const char *fragment = "#version 300 es\n"
-	                              "precision mediump float;\n"
-	                              "uniform vec4 colour;\n"
-	                              "out vec4 result;\n"
-	                              "void main() { result = colour * vec4(gl_FragCoord.xy / vec2(1920.0, 1080.0), 1.0, 1.0); }\n";
-	GLuint vs = compile(GL_VERTEX_SHADER, vertex), fs = compile(GL_FRAGMENT_SHADER, fragment);
-	if (!vs || !fs)
-		return false;
-	b->program = glCreateProgram();
-	glAttachShader(b->program, vs);
-	glAttachShader(b->program, fs);
-	glLinkProgram(b->program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(b->program, GL_LINK_STATUS, &ok);
-	b->colour_location = glGetUniformLocation(b->program, "colour");
-	return ok;
-}
-
-static void draw(const struct bench *b, unsigned frame, unsigned quads)
-{
-	glViewport(0, 0, WIDTH, HEIGHT);
-	glClearColor((float)(frame % 7) / 7.0f, 0.25f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	glEnable(GL_SCISSOR_TEST);
-	for (unsigned bar = 0; bar < 4; bar++) {
-		glScissor((GLint)((frame * 37 + bar * 400) % WIDTH), 0, 64, HEIGHT);
-		glClearColor(1.0f, (float)bar / 4.0f, 0.0f, 1.0f);
-		glClear(GL_COLOR_BUFFER_BIT);
-	}
-	glDisable(GL_SCISSOR_TEST);
-	if (quads) {
-		glUseProgram(b->program);
-		glEnable(GL_BLEND);
-		glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-		for (unsigned q = 0; q < quads; q++) {
-			glUniform4f(b->colour_location, (float)q / (float)quads, 0.5f, (float)(frame % 3) / 3.0f, 0.2f);
-			glDrawArrays(GL_TRIANGLES, 0, 3);
-		}
-		glDisable(GL_BLEND);
-	}
 }
 
 static bool consume(struct bench *b)
@@ -164,7 +101,7 @@ static bool round_of(struct bench *b, enum path path, unsigned frames, unsigned 
 	uint64_t swaps = 0;
 	uint64_t start = bench_now_ns();
 	for (unsigned frame = 0; frame < frames; frame++) {
-		draw(b, frame, quads);
+		bench_workload_draw(&b->workload, frame, quads);
 		uint64_t before = bench_now_ns();
 		if ((path == PATH_NATIVE || path == PATH_UDA) && !eglSwapBuffers(b->display, surface))
 			return false;
@@ -232,7 +169,7 @@ static int setup(struct bench *b)
 	b->pbuffer = eglCreatePbufferSurface(b->display, b->config, size);
 	if (b->context == EGL_NO_CONTEXT || b->window_surface == EGL_NO_SURFACE || b->pbuffer == EGL_NO_SURFACE)
 		return fail("context and surfaces", b);
-	if (!eglMakeCurrent(b->display, b->pbuffer, b->pbuffer, b->context) || !make_program(b))
+	if (!eglMakeCurrent(b->display, b->pbuffer, b->pbuffer, b->context) || !bench_workload_init(&b->workload))
 		return fail("the heavy workload's shaders", b);
 	glGenTextures(1, &b->texture);
 	glBindTexture(GL_TEXTURE_2D, b->texture);

@@ -23,11 +23,12 @@
 #include <wayland-egl.h>
 
 #include "bench_timing.h"
+#include "bench_workload.h"
 #include "weston_launcher.h"
 #include "xdg-shell-client-protocol.h"
 
-#define WIDTH 1920
-#define HEIGHT 1080
+#define WIDTH BENCH_WIDTH
+#define HEIGHT BENCH_HEIGHT
 
 /* ---- The client (a child process) ------------------------------------ */
 
@@ -63,59 +64,6 @@ static void configure(void *data, struct xdg_surface *surface, uint32_t serial)
 }
 
 static const struct xdg_surface_listener surface_listener = {configure};
-
-static GLuint compile(GLenum type, const char *source)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, 1, &source, NULL);
-	glCompileShader(shader);
-	return shader;
-}
-
-/* The heavy frame's unit of fill: a full-screen triangle, blended. */
-static GLuint make_program(GLint *colour)
-{
-	static const char *vertex = "#version 300 es\n"
-	                            "void main() {\n"
-	                            "  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n"
-	                            "  gl_Position = vec4(p, 0.0, 1.0);\n"
-	                            "}\n";
-	static const char *fragment = "#version 300 es\n"
-	                              "precision mediump float;\n"
-	                              "uniform vec4 colour;\n"
-	                              "out vec4 result;\n"
-	                              "void main() { result = colour * vec4(gl_FragCoord.xy / vec2(1920.0, 1080.0), 1.0, 1.0); }\n";
-	GLuint program = glCreateProgram();
-	glAttachShader(program, compile(GL_VERTEX_SHADER, vertex));
-	glAttachShader(program, compile(GL_FRAGMENT_SHADER, fragment));
-	glLinkProgram(program);
-	*colour = glGetUniformLocation(program, "colour");
-	return program;
-}
-
-static void draw(unsigned frame, unsigned quads, GLuint program, GLint colour)
-{
-	glViewport(0, 0, WIDTH, HEIGHT);
-	glClearColor((float)(frame % 7) / 7.0f, 0.25f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	glEnable(GL_SCISSOR_TEST);
-	for (unsigned bar = 0; bar < 4; bar++) {
-		glScissor((GLint)((frame * 37 + bar * 400) % WIDTH), 0, 64, HEIGHT);
-		glClearColor(1.0f, (float)bar / 4.0f, 0.0f, 1.0f);
-		glClear(GL_COLOR_BUFFER_BIT);
-	}
-	glDisable(GL_SCISSOR_TEST);
-	if (quads) {
-		glUseProgram(program);
-		glEnable(GL_BLEND);
-		glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-		for (unsigned q = 0; q < quads; q++) {
-			glUniform4f(colour, (float)q / (float)quads, 0.5f, (float)(frame % 3) / 3.0f, 0.2f);
-			glDrawArrays(GL_TRIANGLES, 0, 3);
-		}
-		glDisable(GL_BLEND);
-	}
-}
 
 static uint64_t cpu_ns(void)
 {
@@ -157,15 +105,16 @@ static int run_client(const char *socket, unsigned quads, unsigned frames)
 	if (context == EGL_NO_CONTEXT || window == EGL_NO_SURFACE || !eglMakeCurrent(dpy, window, window, context))
 		return 1;
 	eglSwapInterval(dpy, 0);
-	GLint colour = -1;
-	GLuint program = make_program(&colour);
+	struct bench_workload workload;
+	if (!bench_workload_init(&workload))
+		return 1;
 	for (unsigned f = 0; f < 10; f++) {
-		draw(f, quads, program, colour);
+		bench_workload_draw(&workload, f, quads);
 		eglSwapBuffers(dpy, window);
 	}
 	const uint64_t wall0 = bench_now_ns(), cpu0 = cpu_ns();
 	for (unsigned f = 0; f < frames; f++) {
-		draw(f, quads, program, colour);
+		bench_workload_draw(&workload, f, quads);
 		if (!eglSwapBuffers(dpy, window))
 			return 1;
 	}
