@@ -38,10 +38,6 @@ struct feedback_tranche *feedback_add_tranche(struct feedback *feedback)
 
 bool feedback_tranche_add(struct feedback_tranche *tranche, uint32_t format, uint64_t modifier)
 {
-	for (uint32_t i = 0; i < tranche->pair_count; i++) {
-		if (tranche->pairs[i].format == format && tranche->pairs[i].modifier == modifier)
-			return true;
-	}
 	if (tranche->pair_count == tranche->pair_capacity) {
 		if (tranche->pair_capacity >= FEEDBACK_MAX_PAIRS_PER_TRANCHE)
 			return false;
@@ -95,10 +91,12 @@ uint32_t feedback_modifiers(const struct feedback *feedback, uint32_t format, ui
 			bool seen = false;
 			for (uint32_t k = 0; k < count && !seen; k++)
 				seen = out[k] == pair->modifier;
-			if (!seen && count < capacity) {
+			if (!seen) {
 				if (out_ranks)
 					out_ranks[count] = i;
 				out[count++] = pair->modifier;
+				if (count == capacity)
+					return count; /* nothing more fits */
 			}
 		}
 	}
@@ -152,6 +150,13 @@ void feedback_receiver_init(struct feedback_receiver *receiver)
 	feedback_init(&receiver->current);
 }
 
+static void close_tranche(struct feedback_receiver *receiver)
+{
+	free(receiver->tranche_seen);
+	receiver->tranche_seen = NULL;
+	receiver->tranche_open = false;
+}
+
 static void drop_table(struct feedback_receiver *receiver)
 {
 	if (receiver->table)
@@ -162,6 +167,7 @@ static void drop_table(struct feedback_receiver *receiver)
 
 void feedback_receiver_finish(struct feedback_receiver *receiver)
 {
+	close_tranche(receiver);
 	drop_table(receiver);
 	feedback_clear(&receiver->pending);
 	feedback_clear(&receiver->current);
@@ -169,6 +175,11 @@ void feedback_receiver_finish(struct feedback_receiver *receiver)
 
 void feedback_receiver_format_table(struct feedback_receiver *receiver, int fd, uint32_t size)
 {
+	/* A new table mid-tranche: the tranche's indices were into the old. */
+	if (receiver->tranche_open)
+		receiver->broken = true;
+	free(receiver->tranche_seen);
+	receiver->tranche_seen = NULL;
 	drop_table(receiver);
 	struct stat st;
 	/* The file must hold what the compositor says it holds: a mapping
@@ -233,6 +244,12 @@ void feedback_receiver_tranche_formats(struct feedback_receiver *receiver, const
 		receiver->broken = true;
 		return;
 	}
+	/* A repeat within the tranche is left out here, by its index, in
+	 * constant time: a compositor's repeats cost the client nothing. */
+	if (!receiver->tranche_seen && !(receiver->tranche_seen = calloc(entries / 8 + 1, 1))) {
+		receiver->broken = true;
+		return;
+	}
 	for (size_t i = 0; i < size / sizeof(uint16_t); i++) {
 		uint16_t index;
 		memcpy(&index, (const uint8_t *)indices + i * sizeof(index), sizeof(index));
@@ -240,6 +257,9 @@ void feedback_receiver_tranche_formats(struct feedback_receiver *receiver, const
 			receiver->broken = true;
 			return;
 		}
+		if (receiver->tranche_seen[index / 8] & (1u << (index % 8)))
+			continue;
+		receiver->tranche_seen[index / 8] |= (uint8_t)(1u << (index % 8));
 		const struct feedback_table_entry *entry = &receiver->table[index];
 		if (!feedback_tranche_add(tranche, entry->format, entry->modifier)) {
 			receiver->broken = true;
@@ -258,7 +278,7 @@ void feedback_receiver_tranche_flags(struct feedback_receiver *receiver, uint32_
 void feedback_receiver_tranche_done(struct feedback_receiver *receiver)
 {
 	open_tranche(receiver); /* an empty tranche is still one */
-	receiver->tranche_open = false;
+	close_tranche(receiver);
 }
 
 void feedback_receiver_done(struct feedback_receiver *receiver)
@@ -271,5 +291,5 @@ void feedback_receiver_done(struct feedback_receiver *receiver)
 		receiver->received = true;
 	}
 	receiver->broken = false;
-	receiver->tranche_open = false;
+	close_tranche(receiver);
 }

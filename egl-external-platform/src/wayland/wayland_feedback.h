@@ -12,9 +12,10 @@
 
 #include <uda/uda.h>
 
-/* Bounds on what a compositor may make the client keep. */
-#define FEEDBACK_MAX_TRANCHES 64u
-#define FEEDBACK_MAX_PAIRS_PER_TRANCHE 65536u
+/* Bounds on what a compositor may make the client keep (4 MiB of pairs
+ * at most; real compositors send one to three tranches of a few hundred). */
+#define FEEDBACK_MAX_TRANCHES 16u
+#define FEEDBACK_MAX_PAIRS_PER_TRANCHE 16384u
 
 struct feedback_pair {
 	uint32_t format;
@@ -42,8 +43,9 @@ void feedback_clear(struct feedback *feedback);
 void feedback_move(struct feedback *to, struct feedback *from);
 /* A new tranche at the end; NULL past FEEDBACK_MAX_TRANCHES. */
 struct feedback_tranche *feedback_add_tranche(struct feedback *feedback);
-/* A pair at the end of the tranche; a repeat is ignored. False when the
- * tranche is full or memory ran out. */
+/* A pair at the end of the tranche, in constant time (repeats are the
+ * caller's to leave out: the receiver does by table index). False when
+ * the tranche is full or memory ran out. */
 bool feedback_tranche_add(struct feedback_tranche *tranche, uint32_t format, uint64_t modifier);
 bool feedback_equal(const struct feedback *a, const struct feedback *b);
 bool feedback_has_scanout(const struct feedback *feedback, uint32_t format);
@@ -80,6 +82,7 @@ struct feedback_receiver {
 	const struct feedback_table_entry *table; /* the compositor's, mapped */
 	uint32_t table_size;
 	bool tranche_open;
+	uint8_t *tranche_seen; /* a bit per table entry: in the open tranche */
 	bool broken;         /* the pending feedback broke the rules */
 	bool received;       /* a good `done` came */
 	uint64_t generation; /* counts the good `done`s */
