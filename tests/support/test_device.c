@@ -36,7 +36,7 @@ static const uda_device_interface test_interface = {
 
 static uda_result add_device(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
                              const uda_device_interface *interface, uda_device **out_device,
-                             struct test_device **out_test)
+                             struct test_device **out_test, const struct test_device_node *node)
 {
 	struct test_device *test = calloc(1, sizeof(*test));
 	if (!test) {
@@ -49,10 +49,12 @@ static uda_result add_device(uda_context *ctx, const char *name, uint8_t uuid_ta
 	    .type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 	    .name = name,
 	    .backend_name = "test",
-	    .api = UDA_DEVICE_API_OTHER,
+	    .api = node ? node->api : UDA_DEVICE_API_OTHER,
 	    .interface = interface,
 	    .device_data = test,
 	};
+	if (node)
+		info.drm_primary = (uda_drm_node){true, node->major, node->minor};
 	info.device_uuid[15] = uuid_tail;
 	info.driver_uuid[0] = 0xd0;
 	uda_result result = uda_context_add_device(ctx, &info, out_device);
@@ -65,10 +67,17 @@ static uda_result add_device(uda_context *ctx, const char *name, uint8_t uuid_ta
 	return UDA_SUCCESS;
 }
 
+uda_result test_device_add_on_node(uda_context *ctx, const char *name, uint8_t uuid_tail,
+                                   uda_capability_set_list *sets, const struct test_device_node *node,
+                                   uda_device **out_device)
+{
+	return add_device(ctx, name, uuid_tail, sets, &test_interface, out_device, NULL, node);
+}
+
 uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
                            uda_device **out_device, struct test_device **out_test)
 {
-	return add_device(ctx, name, uuid_tail, sets, &test_interface, out_device, out_test);
+	return add_device(ctx, name, uuid_tail, sets, &test_interface, out_device, out_test, NULL);
 }
 
 /* ---- devices with memory ---- */
@@ -203,5 +212,5 @@ uda_result test_device_add_with_memory(uda_context *ctx, const char *name, uint8
                                        uda_capability_set_list *sets, uda_device **out_device,
                                        struct test_device **out_test)
 {
-	return add_device(ctx, name, uuid_tail, sets, &memory_interface, out_device, out_test);
+	return add_device(ctx, name, uuid_tail, sets, &memory_interface, out_device, out_test, NULL);
 }

@@ -35,6 +35,18 @@ struct test_device {
 uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
                            uda_device **out_device, struct test_device **out_test);
 
+/* Where a test device says its hardware is: a DRM node and an API. */
+struct test_device_node {
+	uda_device_api api;
+	uint32_t major, minor;
+};
+
+/* As test_device_add, with a DRM primary node and an API of its own (a
+ * compositor's GPU or display, found by dev_t). */
+uda_result test_device_add_on_node(uda_context *ctx, const char *name, uint8_t uuid_tail,
+                                   uda_capability_set_list *sets, const struct test_device_node *node,
+                                   uda_device **out_device);
+
 /* As test_device_add, plus host memory: allocations are sealed memfds in
  * the set's linear layout, exported and imported as MEMFD, mappable. */
 uda_result test_device_add_with_memory(uda_context *ctx, const char *name, uint8_t uuid_tail,

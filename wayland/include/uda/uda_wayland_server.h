@@ -1,0 +1,95 @@
+/* uda for Wayland compositors: linux-dmabuf feedback from negotiation.
+ *
+ * A compositor names the device it samples client buffers with and the
+ * display devices whose planes may scan them out; uda negotiates, for
+ * each format, what the render device can import (and, per display, what
+ * it and the display share), and gives zwp_linux_dmabuf_v1 version 4
+ * feedback from that: the main device, the format table, a render
+ * tranche, and a scanout tranche per display for surfaces that can go on
+ * a plane. Clients on any platform read it as they read any compositor's;
+ * clients on uda's platform negotiate their buffers against it.
+ *
+ * Link: libuda-wayland-server. */
+#ifndef UDA_WAYLAND_SERVER_H
+#define UDA_WAYLAND_SERVER_H
+
+#include <sys/types.h>
+
+#include <uda/uda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct uda_wayland_feedback uda_wayland_feedback;
+
+typedef struct uda_wayland_feedback_create_info {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_WAYLAND_FEEDBACK_CREATE_INFO */
+	const void *next;
+	/* Samples client buffers: the main device, its sets the render
+	 * tranche. It must have a DRM node (uda_device_info) for the
+	 * feedback to name it. */
+	uda_device *render_device;
+	/* The formats to offer (DRM fourccs); 0: every format of uda's
+	 * table that the render device imports. */
+	uint32_t format_count;
+	const uint32_t *formats;
+	/* The buffer size negotiations assert: a typical window (limits such
+	 * as a maximum pitch depend on it); 0 x 0 means 1920 x 1080. */
+	uint32_t width, height;
+	/* Display devices (UDA_DEVICE_API_DRM, or any device that answers
+	 * UDA_USAGE_SCANOUT), one scanout tranche each, in this order. */
+	uint32_t display_count;
+	uda_device *const *displays;
+} uda_wayland_feedback_create_info;
+
+#define UDA_WAYLAND_MAX_FORMAT_TABLE 65536u /* linux-dmabuf's indices are 16-bit */
+
+/* ZWP_LINUX_DMABUF_FEEDBACK_V1_TRANCHE_FLAGS_SCANOUT */
+#define UDA_WAYLAND_TRANCHE_SCANOUT 0x1u
+
+typedef struct uda_wayland_tranche {
+	dev_t target_device;
+	uint32_t flags; /* UDA_WAYLAND_TRANCHE_* */
+	uint32_t index_count;
+	const uint16_t *indices; /* into the format table; valid while the feedback lives */
+} uda_wayland_tranche;
+
+/* Negotiates every format for the render device alone and with each
+ * display. A format the render device cannot import is left out (the
+ * reason logged at debug); UDA_ERROR_INCOMPATIBLE when none is left.
+ * Only explicit layouts that travel as DMA-BUF enter the table. */
+UDA_API uda_result uda_wayland_feedback_create(uda_context *context, const uda_wayland_feedback_create_info *info,
+                                               uda_wayland_feedback **out_feedback);
+/* Accepts NULL. */
+UDA_API void uda_wayland_feedback_destroy(uda_wayland_feedback *feedback);
+
+/* The render device's DRM node (render node first, else primary);
+ * UDA_ERROR_NOT_FOUND when it has none (feedback cannot be sent then). */
+UDA_API uda_result uda_wayland_feedback_get_main_device(const uda_wayland_feedback *feedback, dev_t *out_device);
+
+/* The format table as linux-dmabuf sends it: entries of 16 bytes (format
+ * u32, padding u32, modifier u64, host order), in a sealed memfd a
+ * compositor passes on as it is. *out_fd is a new descriptor, the
+ * caller's to close. */
+UDA_API uda_result uda_wayland_feedback_get_format_table(const uda_wayland_feedback *feedback, int *out_fd,
+                                                         uint32_t *out_size);
+/* One entry of the table. */
+UDA_API uda_result uda_wayland_feedback_get_table_entry(const uda_wayland_feedback *feedback, uint32_t index,
+                                                        uint32_t *out_format, uint64_t *out_modifier);
+
+/* The tranches for a surface, best first: with display_index naming a
+ * display whose plane the surface could take, that display's scanout
+ * tranche, then the render tranche; with UDA_WAYLAND_NO_SCANOUT the render
+ * tranche alone. Two-call: *count in, how many were written out
+ * (UDA_ERROR_BUFFER_TOO_SMALL with the first *count written). A display
+ * that shares nothing with the render device has no scanout tranche. */
+#define UDA_WAYLAND_NO_SCANOUT UINT32_MAX
+UDA_API uda_result uda_wayland_feedback_get_tranches(const uda_wayland_feedback *feedback, uint32_t display_index,
+                                                     uint32_t *count, uda_wayland_tranche *tranches);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
