@@ -12,21 +12,14 @@
 
 #include <uda/uda_wayland_server.h>
 
-#include "set_spec.hpp"
-#include "test_device.h"
+#include "compositor_devices.hpp"
 
 using namespace uda_test;
 
 namespace
 {
 
-constexpr uint64_t CCS = I915_FORMAT_MOD_Y_TILED_CCS, TILED = I915_FORMAT_MOD_Y_TILED,
-                   LINEAR = DRM_FORMAT_MOD_LINEAR;
-
-Cap dma_buf()
-{
-	return common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF);
-}
+constexpr uint64_t CCS = GPU_CCS, TILED = GPU_TILED, LINEAR = DRM_FORMAT_MOD_LINEAR;
 
 class CompositorFeedback : public ::testing::Test
 {
@@ -36,35 +29,11 @@ class CompositorFeedback : public ::testing::Test
 		const uda_context_create_info info = {UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, nullptr,
 		                                      UDA_CONTEXT_CREATE_NO_BACKENDS};
 		ASSERT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
-		// The GPU: compressed, tiled and linear DMA-BUFs, and a layout of
-		// its own that never leaves it.
-		const Cap opaque{UDA_VENDOR_NONE, UDA_CAPABILITY_LAYOUT_OPAQUE, UDA_CAPABILITY_FLAG_REQUIRED,
-		                 std::vector<uint8_t>(17, 0x5a)};
-		const test_device_node gpu_node = {UDA_DEVICE_API_VULKAN, 226, 128};
-		ASSERT_EQ(test_device_add_on_node(ctx, "gpu", 1,
-		                                  make_list(ctx, {{{layout(CCS, 0), dma_buf()}},
-		                                                  {{layout(TILED, 0), dma_buf()}},
-		                                                  {{layout(LINEAR, 0), dma_buf()}},
-		                                                  {{opaque, common(UDA_CAPABILITY_HANDLE,
-		                                                                   UDA_HANDLE_TYPE_OPAQUE_FD)}}})
-		                                          .release(),
-		                                  &gpu_node, &gpu),
-		          UDA_SUCCESS);
-		// A display that scans out tiled and linear buffers, and one that
-		// shares nothing with the GPU.
-		const test_device_node display_node = {UDA_DEVICE_API_DRM, 226, 0};
-		ASSERT_EQ(test_device_add_on_node(ctx, "display", 2,
-		                                  make_list(ctx, {{{layout(LINEAR, 0), dma_buf()}},
-		                                                  {{layout(TILED, 0), dma_buf()}}})
-		                                          .release(),
-		                                  &display_node, &display),
-		          UDA_SUCCESS);
-		const test_device_node other_node = {UDA_DEVICE_API_DRM, 226, 1};
-		ASSERT_EQ(test_device_add_on_node(ctx, "stranger", 3,
-		                                  make_list(ctx, {{{layout(fourcc_mod_code(NVIDIA, 3), 0), dma_buf()}}})
-		                                          .release(),
-		                                  &other_node, &stranger),
-		          UDA_SUCCESS);
+		CompositorDevices devices;
+		add_compositor_devices(ctx, devices);
+		gpu = devices.gpu;
+		display = devices.display;
+		stranger = devices.stranger;
 	}
 	void TearDown() override
 	{

@@ -88,6 +88,18 @@ UDA_API uda_result uda_wayland_feedback_get_table_entry(const uda_wayland_feedba
 UDA_API uda_result uda_wayland_feedback_get_tranches(const uda_wayland_feedback *feedback, uint32_t display_index,
                                                      uint32_t *count, uda_wayland_tranche *tranches);
 
+struct wl_resource;
+
+/* Sends the feedback on a zwp_linux_dmabuf_feedback_v1 resource (one of
+ * get_default_feedback's or get_surface_feedback's), as
+ * uda_wayland_feedback_get_tranches gives it for display_index, ending
+ * with `done`: format_table, main_device, then per tranche
+ * tranche_target_device, tranche_formats, tranche_flags, tranche_done.
+ * Send it again to the same resource when what the surface can do changes
+ * (it goes on a plane, or back). */
+UDA_API uda_result uda_wayland_feedback_send(const uda_wayland_feedback *feedback, struct wl_resource *resource,
+                                             uint32_t display_index);
+
 #ifdef __cplusplus
 }
 #endif
