@@ -28,6 +28,8 @@ static void test_destroy(void *data)
 	free(test);
 }
 
+static const uda_device_interface node_interface;
+
 static const uda_device_interface test_interface = {
     .version = UDA_DEVICE_INTERFACE_VERSION_1,
     .get_capability_sets = test_get_capability_sets,
@@ -71,7 +73,8 @@ uda_result test_device_add_on_node(uda_context *ctx, const char *name, uint8_t u
                                    uda_capability_set_list *sets, const struct test_device_node *node,
                                    uda_device **out_device)
 {
-	return add_device(ctx, name, uuid_tail, sets, &test_interface, out_device, NULL, node);
+	return add_device(ctx, name, uuid_tail, sets, node && node->imports_dma_buf ? &node_interface : &test_interface,
+	                  out_device, NULL, node);
 }
 
 uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail, uda_capability_set_list *sets,
@@ -206,6 +209,30 @@ static const uda_device_interface memory_interface = {
     .map = memory_map,
     .unmap = memory_unmap,
     .transition = memory_transition,
+};
+
+/* A compositor's GPU in the tests: takes DMA-BUF imports (any file
+ * stands in for one, a memfd mostly) after the core's checks. */
+static uda_result node_import(void *data, uda_context *ctx, int fd, bool take_fd,
+                              const uda_allocation_metadata *metadata, const uda_capability_set_list *sets,
+                              const void *next, uda_backend_allocation *out)
+{
+	if (next || metadata->handle_type != UDA_HANDLE_TYPE_DMA_BUF)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "this test device imports DMA-BUFs only");
+	uda_allocation_metadata as_memfd = *metadata;
+	as_memfd.handle_type = UDA_HANDLE_TYPE_MEMFD;
+	uda_result result = memory_import(data, ctx, fd, take_fd, &as_memfd, sets, next, out);
+	if (result == UDA_SUCCESS)
+		out->metadata.handle_type = UDA_HANDLE_TYPE_DMA_BUF;
+	return result;
+}
+
+static const uda_device_interface node_interface = {
+    .version = UDA_DEVICE_INTERFACE_VERSION_3,
+    .get_capability_sets = test_get_capability_sets,
+    .destroy = test_destroy,
+    .import = node_import,
+    .free = memory_free,
 };
 
 uda_result test_device_add_with_memory(uda_context *ctx, const char *name, uint8_t uuid_tail,

@@ -39,6 +39,8 @@ uda_result test_device_add(uda_context *ctx, const char *name, uint8_t uuid_tail
 struct test_device_node {
 	uda_device_api api;
 	uint32_t major, minor;
+	/* Takes DMA-BUF imports (a memfd stands in for one). */
+	bool imports_dma_buf;
 };
 
 /* As test_device_add, with a DRM primary node and an API of its own (a

@@ -1,6 +1,6 @@
 // Test devices standing for a compositor's hardware: a GPU on 226:128
 // (compressed, tiled and linear DMA-BUFs, and a layout of its own that
-// never leaves it), a display on 226:0 (linear and tiled) and a display
+// never leaves it; it imports clients' DMA-BUFs, memfds standing in), a display on 226:0 (linear and tiled) and a display
 // on 226:1 that shares nothing with the GPU.
 #pragma once
 
@@ -29,7 +29,7 @@ inline void add_compositor_devices(uda_context *ctx, CompositorDevices &out)
 {
 	const Cap opaque{UDA_VENDOR_NONE, UDA_CAPABILITY_LAYOUT_OPAQUE, UDA_CAPABILITY_FLAG_REQUIRED,
 	                 std::vector<uint8_t>(17, 0x5a)};
-	const test_device_node gpu_node = {UDA_DEVICE_API_VULKAN, 226, 128};
+	const test_device_node gpu_node = {UDA_DEVICE_API_VULKAN, 226, 128, true};
 	ASSERT_EQ(test_device_add_on_node(ctx, "gpu", 1,
 	                                  make_list(ctx, {{{layout(GPU_CCS, 0), dma_buf_handle()}},
 	                                                  {{layout(GPU_TILED, 0), dma_buf_handle()}},

@@ -13,6 +13,7 @@
 #include <uda/uda_wayland_server.h>
 
 #include "compositor_devices.hpp"
+#include "fd_count.hpp"
 
 using namespace uda_test;
 
@@ -234,6 +235,104 @@ TEST_F(CompositorFeedback, BadArgumentsAreRefused)
 	uint64_t modifier = 0;
 	EXPECT_EQ(uda_wayland_feedback_get_table_entry(feedback, 6, &format, &modifier), UDA_ERROR_INVALID_ARGUMENT);
 	uda_wayland_feedback_destroy(nullptr);
+}
+
+// ---- Client buffers ---------------------------------------------------
+
+// A client's buffer: a memfd standing in for its DMA-BUF.
+struct ClientBuffer {
+	explicit ClientBuffer(size_t size)
+	{
+		fd = memfd_create("client-dmabuf", MFD_CLOEXEC);
+		EXPECT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
+	}
+	~ClientBuffer() { close(fd); }
+	int fd = -1;
+};
+
+uda_wayland_dmabuf_attributes linear_xrgb(int fd, int32_t width = 64, int32_t height = 32)
+{
+	uda_wayland_dmabuf_attributes a = {UDA_STRUCTURE_TYPE_WAYLAND_DMABUF_ATTRIBUTES, nullptr, width, height,
+	                                   DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_LINEAR, 1, {}};
+	a.planes[0] = {fd, 0, static_cast<uint32_t>(width) * 4};
+	return a;
+}
+
+TEST_F(CompositorFeedback, AClientBufferOfAnOfferedLayoutImports)
+{
+	ASSERT_EQ(create(), UDA_SUCCESS);
+	ClientBuffer buffer(64 * 4 * 32);
+	const int fds_before = open_fd_count();
+	uda_wayland_dmabuf_attributes a = linear_xrgb(buffer.fd);
+	uda_allocation *allocation = nullptr;
+	uint32_t error = 0;
+	ASSERT_EQ(uda_wayland_feedback_import_dmabuf(feedback, &a, &allocation, &error), UDA_SUCCESS)
+	        << uda_context_get_error(ctx);
+	uda_allocation_metadata metadata = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	ASSERT_EQ(uda_allocation_get_metadata(allocation, &metadata), UDA_SUCCESS);
+	EXPECT_EQ(metadata.width, 64u);
+	EXPECT_EQ(metadata.height, 32u);
+	EXPECT_EQ(metadata.planes[0].pitch, 256u);
+	uda_device *device = nullptr;
+	EXPECT_EQ(uda_allocation_get_device(allocation, &device), UDA_SUCCESS);
+	EXPECT_EQ(device, gpu);
+	uda_allocation_destroy(allocation);
+	EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+// Each way a client gets a buffer wrong is the error linux-dmabuf defines
+// for it; a buffer the protocol allows but uda cannot describe (planes in
+// two buffers) is a `failed`, not an error. No descriptor stays behind.
+TEST_F(CompositorFeedback, BadClientBuffersAreTheProtocolsErrors)
+{
+	ASSERT_EQ(create(), UDA_SUCCESS);
+	ClientBuffer buffer(64 * 4 * 32), small(64 * 4 * 8), other(64 * 4 * 32);
+	const int fds_before = open_fd_count();
+	struct Case {
+		const char *what;
+		uda_wayland_dmabuf_attributes attributes;
+		uda_result result;
+		uint32_t error;
+	};
+	std::vector<Case> cases;
+	auto with = [&](const char *what, auto change, uda_result result, uint32_t error) {
+		uda_wayland_dmabuf_attributes a = linear_xrgb(buffer.fd);
+		change(a);
+		cases.push_back({what, a, result, error});
+	};
+	with("a modifier the feedback did not offer", [](auto &a) { a.modifier = I915_FORMAT_MOD_X_TILED; },
+	     UDA_ERROR_INVALID_DATA, UDA_WAYLAND_DMABUF_ERROR_INVALID_FORMAT);
+	with("a format the feedback did not offer", [](auto &a) { a.format = DRM_FORMAT_NV12; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_INVALID_FORMAT);
+	with("no width", [](auto &a) { a.width = 0; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_INVALID_DIMENSIONS);
+	with("a negative height", [](auto &a) { a.height = -4; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_INVALID_DIMENSIONS);
+	with("no plane", [](auto &a) { a.plane_count = 0; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_INCOMPLETE);
+	with("a plane without a file", [](auto &a) { a.planes[0].fd = -1; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_INCOMPLETE);
+	with("a buffer shorter than its rows", [&](auto &a) { a.planes[0].fd = small.fd; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_OUT_OF_BOUNDS);
+	with("an offset past the buffer", [](auto &a) { a.planes[0].offset = 64 * 4 * 32; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_OUT_OF_BOUNDS);
+	with("a stride that overruns", [](auto &a) { a.planes[0].stride = 4096; }, UDA_ERROR_INVALID_DATA,
+	     UDA_WAYLAND_DMABUF_ERROR_OUT_OF_BOUNDS);
+	with("planes in two buffers",
+	     [&](auto &a) {
+		     a.plane_count = 2;
+		     a.planes[1] = {other.fd, 0, 256};
+	     },
+	     UDA_ERROR_UNSUPPORTED, 0);
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.what);
+		uda_allocation *allocation = nullptr;
+		uint32_t error = 0;
+		EXPECT_EQ(uda_wayland_feedback_import_dmabuf(feedback, &c.attributes, &allocation, &error), c.result);
+		EXPECT_EQ(error, c.error);
+		EXPECT_EQ(allocation, nullptr);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 } // namespace

@@ -13,31 +13,7 @@
 #include <uda/uda_backend.h> /* uda_context_set_error: messages on the caller's context */
 #include <uda/uda_wayland_server.h>
 
-struct table_entry {
-	uint32_t format;
-	uint32_t padding;
-	uint64_t modifier;
-};
-
-struct tranche {
-	bool present;
-	dev_t target_device;
-	uint32_t flags;
-	uint32_t count, capacity;
-	uint16_t *indices;
-};
-
-struct uda_wayland_feedback {
-	uda_context *context;
-	bool has_main_device;
-	dev_t main_device;
-	struct table_entry *table;
-	uint32_t table_count, table_capacity;
-	int table_fd; /* sealed memfd of the table */
-	struct tranche render;
-	uint32_t display_count;
-	struct tranche *scanout; /* one per display; present where any layout is shared */
-};
+#include "feedback_private.h"
 
 static bool device_node(uda_device *device, dev_t *out)
 {
@@ -87,11 +63,15 @@ static uda_result table_index(uda_wayland_feedback *feedback, uint32_t format, u
 	if (feedback->table_count == feedback->table_capacity) {
 		uint32_t capacity = feedback->table_capacity ? feedback->table_capacity * 2 : 64;
 		struct table_entry *grown = realloc(feedback->table, capacity * sizeof(*grown));
-		if (!grown)
+		if (grown)
+			feedback->table = grown;
+		uint32_t *sets = grown ? realloc(feedback->render_set_of, capacity * sizeof(*sets)) : NULL;
+		if (!sets)
 			return uda_context_set_error(feedback->context, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
-		feedback->table = grown;
+		feedback->render_set_of = sets;
 		feedback->table_capacity = capacity;
 	}
+	feedback->render_set_of[feedback->table_count] = UINT32_MAX;
 	feedback->table[feedback->table_count] = (struct table_entry){format, 0, modifier};
 	*out = (uint16_t)feedback->table_count++;
 	return UDA_SUCCESS;
@@ -136,6 +116,15 @@ static uda_result add_negotiated(uda_wayland_feedback *feedback, struct tranche 
 		result = table_index(feedback, format, modifier, &index);
 		if (result == UDA_SUCCESS)
 			result = tranche_add(feedback, tranche, index);
+		/* The render device's own set, for importing clients' buffers. */
+		if (result == UDA_SUCCESS && tranche == &feedback->render && feedback->render_set_of[index] == UINT32_MAX) {
+			uint32_t kept = 0;
+			result = uda_capability_set_list_get_count(feedback->render_sets, &kept);
+			if (result == UDA_SUCCESS)
+				result = uda_capability_set_list_append_copy(feedback->render_sets, sets, i);
+			if (result == UDA_SUCCESS)
+				feedback->render_set_of[index] = kept;
+		}
 	}
 	uda_capability_set_list_destroy(sets);
 	return result;
@@ -230,7 +219,13 @@ uda_result uda_wayland_feedback_create(uda_context *context, const uda_wayland_f
 		return uda_context_set_error(context, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
 	feedback->context = context;
+	feedback->render_device = info->render_device;
 	feedback->table_fd = -1;
+	if (uda_capability_set_list_create(context, &feedback->render_sets) != UDA_SUCCESS) {
+		free(feedback->scanout);
+		free(feedback);
+		return uda_context_set_error(context, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
 	feedback->display_count = info->display_count;
 	feedback->has_main_device = device_node(info->render_device, &feedback->main_device);
 	feedback->render.present = true;
@@ -281,6 +276,8 @@ void uda_wayland_feedback_destroy(uda_wayland_feedback *feedback)
 	free(feedback->scanout);
 	free(feedback->render.indices);
 	free(feedback->table);
+	free(feedback->render_set_of);
+	uda_capability_set_list_destroy(feedback->render_sets);
 	if (feedback->table_fd >= 0)
 		close(feedback->table_fd);
 	free(feedback);
@@ -350,4 +347,13 @@ uda_result uda_wayland_feedback_get_tranches(const uda_wayland_feedback *feedbac
 		                             "%u tranches, room for %u", n, *count);
 	*count = n;
 	return UDA_SUCCESS;
+}
+
+uint32_t feedback_find_entry(const struct uda_wayland_feedback *feedback, uint32_t format, uint64_t modifier)
+{
+	for (uint32_t i = 0; i < feedback->table_count; i++) {
+		if (feedback->table[i].format == format && feedback->table[i].modifier == modifier)
+			return i;
+	}
+	return UINT32_MAX;
 }

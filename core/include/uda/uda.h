@@ -92,6 +92,7 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING = 18,
 	/* uda_wayland_server.h (libuda-wayland-server) */
 	UDA_STRUCTURE_TYPE_WAYLAND_FEEDBACK_CREATE_INFO = 19,
+	UDA_STRUCTURE_TYPE_WAYLAND_DMABUF_ATTRIBUTES = 20,
 	/* Native objects behind an allocation (uda_vulkan.h, uda_gl.h). */
 	UDA_STRUCTURE_TYPE_VULKAN_NATIVE = 100,
 	UDA_STRUCTURE_TYPE_GL_NATIVE = 101,

@@ -88,6 +88,49 @@ UDA_API uda_result uda_wayland_feedback_get_table_entry(const uda_wayland_feedba
 UDA_API uda_result uda_wayland_feedback_get_tranches(const uda_wayland_feedback *feedback, uint32_t display_index,
                                                      uint32_t *count, uda_wayland_tranche *tranches);
 
+/* A client's zwp_linux_buffer_params_v1, as collected by add (plane
+ * indices and duplicates are the compositor's to refuse there, with
+ * PLANE_IDX and PLANE_SET) when create or create_immed comes. */
+typedef struct uda_wayland_dmabuf_plane {
+	int fd; /* the client's; stays the caller's */
+	uint32_t offset;
+	uint32_t stride;
+} uda_wayland_dmabuf_plane;
+
+typedef struct uda_wayland_dmabuf_attributes {
+	uda_structure_type type; /* UDA_STRUCTURE_TYPE_WAYLAND_DMABUF_ATTRIBUTES */
+	const void *next;
+	int32_t width, height;
+	uint32_t format; /* DRM fourcc */
+	uint64_t modifier;
+	uint32_t plane_count; /* planes 0 .. plane_count - 1 were added */
+	uda_wayland_dmabuf_plane planes[UDA_MAX_PLANES];
+} uda_wayland_dmabuf_attributes;
+
+/* zwp_linux_buffer_params_v1 errors (the protocol's values) that
+ * uda_wayland_feedback_import_dmabuf gives. */
+#define UDA_WAYLAND_DMABUF_ERROR_INCOMPLETE 3
+#define UDA_WAYLAND_DMABUF_ERROR_INVALID_FORMAT 4
+#define UDA_WAYLAND_DMABUF_ERROR_INVALID_DIMENSIONS 5
+#define UDA_WAYLAND_DMABUF_ERROR_OUT_OF_BOUNDS 6
+
+/* A client's DMA-BUF as a uda_allocation on the render device, checked
+ * before any driver sees it: the format and modifier must be in the
+ * feedback's table, the planes the format needs present, the size sane,
+ * each plane's offset + stride x rows inside its file, all planes in one
+ * buffer; then uda_import with the render device's negotiated set (its
+ * own checks: fd kind and size, the layout inside the memory).
+ * - UDA_SUCCESS: *out_allocation, the compositor's; the fds stay the
+ *   caller's (uda keeps its own).
+ * - UDA_ERROR_INVALID_DATA: the client broke the protocol;
+ *   *out_protocol_error is the error to post on the params.
+ * - any other error: the device cannot take this buffer; answer `failed`
+ *   (create) or invalid_wl_buffer (create_immed).
+ * The message says which check refused (uda_context_get_error). */
+UDA_API uda_result uda_wayland_feedback_import_dmabuf(const uda_wayland_feedback *feedback,
+                                                      const uda_wayland_dmabuf_attributes *attributes,
+                                                      uda_allocation **out_allocation, uint32_t *out_protocol_error);
+
 struct wl_resource;
 
 /* Sends the feedback on a zwp_linux_dmabuf_feedback_v1 resource (one of
