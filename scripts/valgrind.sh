@@ -13,7 +13,8 @@ cd "$root"
 export UDA_BACKEND_PATH=$root/build/manifests/backends.d UDA_BACKEND_NO_DEFAULT_PATHS=1
 programs=(test-context test-capability-set test-intersect test-serialize test-negotiate test-formats
 	test-bad-arguments test-backend-loading test-system-backend test-surface test-vulkan-gl test-bad-gpu-imports
-	test-faults test-gbm-backend test-dma-heap test-wayland-feedback test-compositor-feedback test-feedback-protocol)
+	test-faults test-gbm-backend test-dma-heap test-wayland-feedback test-compositor-feedback test-feedback-protocol
+	test-uda-protocol)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {

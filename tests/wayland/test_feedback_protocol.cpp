@@ -15,6 +15,7 @@
 
 #include "compositor_devices.hpp"
 #include "feedback_server.h"
+#include "loopback.hpp"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 
 extern "C" {
@@ -113,23 +114,9 @@ class FeedbackProtocol : public ::testing::Test
 		uda_context_destroy(ctx);
 	}
 
-	// Both ends in this thread: the client's requests out, the server's
-	// answers back, until `done` (bounded).
 	bool pump_until(const std::function<bool()> &done)
 	{
-		for (int round = 0; round < 500 && !done(); round++) {
-			wl_display_flush(client);
-			feedback_server_dispatch(server);
-			while (wl_display_prepare_read(client) != 0)
-				wl_display_dispatch_pending(client);
-			pollfd fd = {wl_display_get_fd(client), POLLIN, 0};
-			if (poll(&fd, 1, 10) > 0)
-				wl_display_read_events(client);
-			else
-				wl_display_cancel_read(client);
-			wl_display_dispatch_pending(client);
-		}
-		return done();
+		return uda_test::pump_until(client, [&] { feedback_server_dispatch(server); }, done);
 	}
 
 	std::vector<uint64_t> modifiers(const feedback_tranche &tranche)

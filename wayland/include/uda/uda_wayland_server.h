@@ -143,6 +143,30 @@ struct wl_resource;
 UDA_API uda_result uda_wayland_feedback_send(const uda_wayland_feedback *feedback, struct wl_resource *resource,
                                              uint32_t display_index);
 
+/* uda's own protocol (wayland/protocol/uda-allocation-v1.xml), which
+ * carries whole capability sets where linux-dmabuf carries formats and
+ * modifiers. On a uda_surface_sets_v1 resource: the capability sets the
+ * compositor's reading devices agree on for one format (a sealed memfd of
+ * the serialized list, sent as format_sets); then done, once every format
+ * of the group went. */
+UDA_API uda_result uda_wayland_surface_sets_send_format(struct wl_resource *resource, uint32_t format,
+                                                        const uda_capability_set_list *sets);
+UDA_API void uda_wayland_surface_sets_send_done(struct wl_resource *resource);
+
+/* uda_allocation_manager_v1.create_buffer: the client's fd and serialized
+ * metadata (untrusted) imported on `device`, checked against the sets the
+ * compositor sent for this buffer's format (`reader_sets`), not against
+ * the client's own: the client's layout must be one of them, and its
+ * size, planes and pitches must meet that set's constraints (what the
+ * compositor's devices need), before the device sees anything.
+ * UDA_ERROR_INVALID_DATA: metadata that cannot be read (the protocol's
+ * invalid_metadata); UDA_ERROR_INCOMPATIBLE: a layout the compositor did
+ * not send; UDA_ERROR_INVALID_ARGUMENT: a buffer that breaks the set's
+ * constraints or the fd's size (invalid_fd). The fd stays the caller's. */
+UDA_API uda_result uda_wayland_import_buffer(const uda_capability_set_list *reader_sets, uda_device *device, int fd,
+                                             const void *metadata, size_t metadata_size,
+                                             uda_allocation **out_allocation);
+
 #ifdef __cplusplus
 }
 #endif
