@@ -354,6 +354,32 @@ TEST_P(WaylandClientTest, SwapInterval1WaitsForTheFrameCallback)
 	EXPECT_TRUE(done);
 }
 
+// A compositor that stops releasing buffers (stopped here): with swap
+// interval 0 the swaps go on while wl_shm buffers are free, then one
+// waits, bounded, and fails instead of hanging the application.
+TEST_P(WaylandClientTest, ACompositorThatHoldsEveryBufferFailsTheSwapInBoundedTime)
+{
+	WaylandWindow window(*client, 64, 64);
+	ASSERT_TRUE(window.ok());
+	ASSERT_TRUE(client->make_current(window));
+	ASSERT_TRUE(eglSwapInterval(client->egl(), 0));
+	show(window, first_picture, 64, 64, 1);
+	weston.pause();
+	bool failed = false;
+	EGLint error = EGL_SUCCESS;
+	for (int frame = 0; frame < 8 && !failed; frame++) {
+		draw(second_picture, 64, 64);
+		failed = !eglSwapBuffers(client->egl(), window.egl_surface());
+		error = eglGetError();
+	}
+	weston.resume();
+	EXPECT_TRUE(failed) << "eight swaps went out with the compositor stopped";
+	EXPECT_EQ(error, EGL_BAD_ALLOC);
+	// And the surface works again once the compositor does.
+	draw(first_picture, 64, 64);
+	EXPECT_TRUE(eglSwapBuffers(client->egl(), window.egl_surface())) << std::hex << eglGetError();
+}
+
 // Weston dies between frames: swaps fail with EGL errors, nothing hangs,
 // and the surface and display still go cleanly.
 TEST_P(WaylandClientTest, TheCompositorDiesMidStream)
