@@ -9,6 +9,8 @@ pkg_check_modules(UDA_WAYLAND_SCANNER REQUIRED wayland-scanner)
 pkg_get_variable(UDA_WAYLAND_SCANNER wayland-scanner wayland_scanner)
 pkg_check_modules(UDA_WAYLAND_PROTOCOLS REQUIRED wayland-protocols)
 pkg_get_variable(UDA_WAYLAND_PROTOCOLS_DIR wayland-protocols pkgdatadir)
+# uda's own protocol (docs/wayland.md), used by both sides of the tree.
+set(UDA_ALLOCATION_PROTOCOL ${CMAKE_CURRENT_LIST_DIR}/../wayland/protocol/uda-allocation-v1.xml)
 
 function(uda_wayland_protocol target xml side)
   get_filename_component(_name ${xml} NAME_WE)

@@ -117,6 +117,20 @@ static uda_surface *negotiate_dmabuf(struct wayland_window *window, const struct
 	return buffers;
 }
 
+/* Zero-copy buffers from the compositor's own sets (uda's protocol):
+ * constraints, placement and handle types included, not only layouts. */
+static uda_surface *negotiate_uda(struct wayland_window *window, const uda_capability_set_list *sets, uint32_t width,
+                                  uint32_t height)
+{
+	struct wayland_display *wayland = window->wayland;
+	const uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, NULL, sets};
+	const uda_device_usage devices[] = {{wayland->gl, &render_usage}, {wayland->allocator, &render_usage}};
+	uda_surface *buffers = create_surface(wayland, devices, 2, &peer, width, height, window->format);
+	platform_debug("Wayland: buffers with the compositor's capability sets (uda's protocol): %s",
+	               buffers ? "negotiated" : uda_context_get_error(wayland->context));
+	return buffers;
+}
+
 /* The fallback: GL renders into memory the CPU can read, which copies
  * each frame into wl_shm memory. */
 static uda_surface *negotiate_shm(struct wayland_window *window, uint32_t width, uint32_t height)
@@ -173,7 +187,9 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 		if (!free_slot)
 			return NULL;
 	}
-	struct wl_buffer *buffer = wayland_dmabuf_create_buffer(window->wayland, allocation, window->modifier);
+	struct wl_buffer *buffer = window->path == WAYLAND_PATH_UDA
+	                                   ? wayland_uda_create_buffer(window->wayland, allocation)
+	                                   : wayland_dmabuf_create_buffer(window->wayland, allocation, window->modifier);
 	if (!buffer)
 		return NULL;
 	*free_slot = (struct wayland_dmabuf_buffer){window, buffer_id, buffer, false};
@@ -203,9 +219,19 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 	uint64_t generation = 0;
 	const struct feedback *feedback = window_feedback(window, &generation);
 	window->negotiated_generation = generation;
+	window->negotiated_uda_generation = window->uda_sets.generation;
 	wayland_buffers_forget(window);
-	uda_surface *buffers = feedback && !window->dmabuf_refused ? negotiate_dmabuf(window, feedback, width, height)
-	                                                           : NULL;
+	/* uda's protocol first: the compositor took these sets from its own
+	 * devices, whole. A buffer it cannot import is a protocol error
+	 * there, so no buffer is offered ahead. */
+	const uda_capability_set_list *uda_sets = uda_sets_receiver_find(&window->uda_sets, window->format);
+	uda_surface *buffers = uda_sets ? negotiate_uda(window, uda_sets, width, height) : NULL;
+	if (buffers) {
+		window->path = WAYLAND_PATH_UDA;
+		platform_debug("Wayland: %ux%u frames go to the compositor through uda's protocol", width, height);
+		return buffers;
+	}
+	buffers = feedback && !window->dmabuf_refused ? negotiate_dmabuf(window, feedback, width, height) : NULL;
 	if (buffers) {
 		window->modifier = modifier_of(buffers);
 		uda_surface_buffer first;
@@ -243,7 +269,7 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 {
 	uint64_t generation = 0;
 	window_feedback(window, &generation);
-	if (generation == window->negotiated_generation)
+	if (generation == window->negotiated_generation && window->uda_sets.generation == window->negotiated_uda_generation)
 		return;
 	struct platform_surface *surface = window->surface;
 	uint32_t width = 0, height = 0;

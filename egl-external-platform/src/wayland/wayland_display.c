@@ -164,6 +164,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 			wl_shm_add_listener(wayland->shm, &shm_listener, wayland);
 	} else if (strcmp(interface, "zwp_linux_dmabuf_v1") == 0) {
 		wayland_dmabuf_bind(wayland, registry, name, version);
+	} else if (strcmp(interface, "uda_allocation_manager_v1") == 0) {
+		wayland_uda_bind(wayland, registry, name);
 	}
 }
 
@@ -266,6 +268,7 @@ static void wayland_unload(struct uda_platform *platform)
 static void disconnect(struct wayland_display *wayland)
 {
 	wayland_dmabuf_unbind(wayland);
+	wayland_uda_unbind(wayland);
 	if (wayland->shm)
 		wl_shm_destroy(wayland->shm);
 	if (wayland->registry)
@@ -338,10 +341,11 @@ static bool wayland_initialize(struct platform_display *display)
 		return false;
 	}
 	const struct feedback *feedback = wayland_dmabuf_feedback(wayland);
-	platform_debug("Wayland: wl_shm with %u formats; zwp_linux_dmabuf_v1 %s%u, %u tranche(s)%s",
+	platform_debug("Wayland: wl_shm with %u formats; zwp_linux_dmabuf_v1 %s%u, %u tranche(s)%s; uda's protocol %s",
 	               wayland->shm_format_count, wayland->dmabuf_version ? "version " : "absent ",
 	               wayland->dmabuf_version, feedback ? feedback->tranche_count : 0,
-	               feedback && feedback->has_main_device ? " for a main device" : "");
+	               feedback && feedback->has_main_device ? " for a main device" : "",
+	               wayland->uda_manager ? "offered" : "absent");
 	pthread_mutex_lock(&platform->lock);
 	display->device = wayland->gl;
 	display->internal = gl_native.egl_display;

@@ -8,9 +8,12 @@
 
 #include "../surface.h"
 #include "wayland_feedback.h"
+#include "wayland_uda_sets.h"
 
 struct zwp_linux_dmabuf_v1;
 struct zwp_linux_dmabuf_feedback_v1;
+struct uda_allocation_manager_v1;
+struct uda_surface_sets_v1;
 
 /* How long the platform waits for the compositor's answer to a request
  * it cannot go on without (a roundtrip, a DMA-BUF import). A compositor
@@ -46,6 +49,9 @@ struct wayland_display {
 	uint32_t dmabuf_version;
 	struct dmabuf_feedback_listener default_feedback; /* version 4 */
 	struct feedback legacy_formats;                   /* version 3 */
+	/* uda's own protocol (uda-allocation-v1.xml); NULL where the
+	 * compositor does not offer it. */
+	struct uda_allocation_manager_v1 *uda_manager;
 	/* The module's (struct wayland_devices), copied at eglInitialize. */
 	uda_context *context;
 	uda_device *gl;
@@ -76,6 +82,9 @@ struct wayland_shm_buffer {
 
 /* How a window's frames reach the compositor. */
 enum wayland_buffer_path {
+	/* Zero-copy: negotiated with the compositor's whole capability sets
+	 * (uda's protocol) and sent with their metadata. */
+	WAYLAND_PATH_UDA,
 	/* Zero-copy: the buffers GL renders into are DMA-BUFs the compositor
 	 * imports, negotiated with its feedback. */
 	WAYLAND_PATH_DMABUF,
@@ -84,8 +93,8 @@ enum wayland_buffer_path {
 	WAYLAND_PATH_SHM,
 };
 
-/* A wl_buffer of one of the uda_surface's DMA-BUF buffers, kept while the
- * buffer lives. */
+/* A wl_buffer of one of the uda_surface's zero-copy buffers (uda's
+ * protocol or linux-dmabuf), kept while the buffer lives. */
 struct wayland_dmabuf_buffer {
 	struct wayland_window *window;
 	uint64_t buffer_id;
@@ -119,6 +128,11 @@ struct wayland_window {
 	uint64_t negotiated_generation;
 	/* A DMA-BUF the compositor refused: wl_shm from now on. */
 	bool dmabuf_refused;
+	/* uda's protocol: the compositor's sets for the surface, and the
+	 * generation of them the buffers were negotiated for. */
+	struct uda_surface_sets_v1 *uda_sets_object;
+	struct uda_sets_receiver uda_sets;
+	uint64_t negotiated_uda_generation;
 };
 
 /* wayland_display.c */
@@ -149,6 +163,17 @@ void wayland_buffers_follow_feedback(struct wayland_window *window);
 struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
                                                         uda_allocation *allocation);
 void wayland_buffers_forget(struct wayland_window *window);
+
+/* wayland_uda.c */
+void wayland_uda_bind(struct wayland_display *wayland, struct wl_registry *registry, uint32_t name);
+void wayland_uda_unbind(struct wayland_display *wayland);
+/* Asks for the surface's sets where the compositor offers uda's
+ * protocol; false where it does not. */
+bool wayland_uda_listen(struct wayland_window *window);
+void wayland_uda_stop(struct wayland_window *window);
+/* A wl_buffer of the allocation, sent with its metadata; NULL (logged)
+ * where it cannot be exported. */
+struct wl_buffer *wayland_uda_create_buffer(struct wayland_display *wayland, uda_allocation *allocation);
 
 /* wayland_dmabuf.c */
 void wayland_dmabuf_bind(struct wayland_display *wayland, struct wl_registry *registry, uint32_t name,

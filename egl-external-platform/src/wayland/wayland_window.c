@@ -200,14 +200,14 @@ static bool wayland_present(struct platform_surface *surface)
 	if (window->swap_interval > 0)
 		wait_for_frame_callback(window);
 	struct wl_buffer *attached = NULL;
-	if (window->path == WAYLAND_PATH_DMABUF) {
+	if (window->path != WAYLAND_PATH_SHM) {
 		/* The frame stays acquired until the compositor releases it. */
 		struct wayland_dmabuf_buffer *buffer = wayland_buffers_dmabuf_of(window, frame.buffer_id, frame.allocation);
 		if (!buffer) {
 			uda_surface_release(surface->window, frame.buffer_id);
 			window->dmabuf_refused = true;
 			window->negotiated_generation = UINT64_MAX; /* wl_shm from the next frame */
-			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the compositor refused a DMA-BUF");
+			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame could not be sent");
 			return false;
 		}
 		buffer->busy = true;
@@ -258,6 +258,7 @@ static void wayland_destroy(struct platform_surface *surface)
 		wl_callback_destroy(window->frame_callback);
 	wayland_buffers_forget(window);
 	dmabuf_feedback_stop(&window->feedback);
+	wayland_uda_stop(window);
 	wayland_shm_destroy_all(window);
 	if (window->wl_surface)
 		wl_proxy_wrapper_destroy(window->wl_surface);
@@ -338,19 +339,32 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 			}
 		}
 	}
+	/* uda's protocol: the compositor's sets for the surface, waited for
+	 * once, bounded. */
+	if (wayland_uda_listen(window)) {
+		const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
+		while (!window->uda_sets.received) {
+			int64_t left = deadline - wayland_now_ms();
+			if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
+				break;
+		}
+	}
 	uda_surface *buffers = wayland_buffers_negotiate(window, (uint32_t)native->width, (uint32_t)native->height);
 	if (!buffers) {
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
 		                   uda_context_get_error(wayland->context));
 		wayland_buffers_forget(window);
 		dmabuf_feedback_stop(&window->feedback);
+		wayland_uda_stop(window);
 		wl_proxy_wrapper_destroy(window->wl_surface);
 		free(window);
 		return false;
 	}
 	platform_debug("Wayland: a %dx%d window of 0x%08x, sent %s 0x%08x%s", native->width, native->height, format,
-	               window->path == WAYLAND_PATH_DMABUF ? "as DMA-BUFs of" : "through wl_shm as",
-	               window->path == WAYLAND_PATH_DMABUF ? format : window->shm_format,
+	               window->path == WAYLAND_PATH_UDA      ? "through uda's protocol as"
+	               : window->path == WAYLAND_PATH_DMABUF ? "as DMA-BUFs of"
+	                                                     : "through wl_shm as",
+	               window->path == WAYLAND_PATH_SHM ? window->shm_format : format,
 	               window->path == WAYLAND_PATH_SHM && swizzle ? " (red and blue swapped)" : "");
 
 	window->native = native;
