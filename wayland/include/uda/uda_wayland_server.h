@@ -132,6 +132,16 @@ UDA_API uda_result uda_wayland_feedback_import_dmabuf(const uda_wayland_feedback
                                                       uda_allocation **out_allocation, uint32_t *out_protocol_error);
 
 struct wl_resource;
+struct wl_shm_buffer;
+
+/* A client's wl_shm buffer (libwayland's wl_shm, wl_display_init_shm)
+ * copied into `allocation`, the compositor's: of the buffer's size and
+ * format (wl_shm's codes are fourccs but for ARGB8888 and XRGB8888),
+ * mappable for writing. The read happens inside wl_shm_buffer_begin_access
+ * and _end_access: a pool the client shrank under the compositor reads as
+ * zeros and is answered with wl_shm's invalid_fd error by libwayland,
+ * never a SIGBUS. UDA_ERROR_INCOMPATIBLE when size or format differ. */
+UDA_API uda_result uda_wayland_shm_copy(struct wl_shm_buffer *buffer, uda_allocation *allocation);
 
 /* Sends the feedback on a zwp_linux_dmabuf_feedback_v1 resource (one of
  * get_default_feedback's or get_surface_feedback's), as
