@@ -68,8 +68,6 @@ void follow_buffer_size(struct platform_surface *surface, uint32_t width, uint32
 /* window_uda.c */
 EGLSurface window_uda_create(struct platform_display *display, EGLConfig config, void *native,
                              const EGLAttrib *attribs);
-/* The uda_surface's destroy callback: the application destroyed it. */
-void window_destroyed(uda_surface *window, void *user_data);
 
 /* pixmap.c */
 EGLSurface create_pixmap(EGLDisplay dpy, EGLConfig config, void *native, const EGLAttrib *attribs);

@@ -8,7 +8,8 @@
 
 #include "surface_internal.h"
 
-void window_destroyed(uda_surface *window, void *user_data)
+/* The uda_surface's destroy callback: the application destroyed it. */
+static void window_destroyed(uda_surface *window, void *user_data)
 {
 	struct platform_surface *surface = user_data;
 	(void)window;

@@ -27,27 +27,6 @@ static bool device_node(uda_device *device, dev_t *out)
 	return true;
 }
 
-/* Whether set `index` can travel as a DMA-BUF: the only handle a
- * linux-dmabuf client sends. */
-static bool set_carries_dma_buf(const uda_capability_set_list *list, uint32_t index)
-{
-	uint32_t count = 0;
-	if (uda_capability_set_list_get_capability_count(list, index, &count) != UDA_SUCCESS)
-		return false;
-	for (uint32_t i = 0; i < count; i++) {
-		uda_capability cap;
-		if (uda_capability_set_list_get_capability(list, index, i, &cap) != UDA_SUCCESS)
-			continue;
-		if (cap.vendor == UDA_VENDOR_NONE && cap.name == UDA_CAPABILITY_HANDLE && cap.length == 4) {
-			const uint8_t *p = cap.payload;
-			uint32_t handle = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-			if (handle == UDA_HANDLE_TYPE_DMA_BUF)
-				return true;
-		}
-	}
-	return false;
-}
-
 static uda_result table_index(uda_wayland_feedback *feedback, uint32_t format, uint64_t modifier, uint16_t *out)
 {
 	for (uint32_t i = 0; i < feedback->table_count; i++) {
@@ -110,7 +89,9 @@ static uda_result add_negotiated(uda_wayland_feedback *feedback, struct tranche 
 	for (uint32_t i = 0; i < set_count && result == UDA_SUCCESS; i++) {
 		uint64_t modifier = DRM_FORMAT_MOD_INVALID;
 		if (uda_capability_set_list_get_modifier(sets, i, &modifier) != UDA_SUCCESS ||
-		    modifier == DRM_FORMAT_MOD_INVALID || !set_carries_dma_buf(sets, i))
+		    modifier == DRM_FORMAT_MOD_INVALID ||
+		    /* the only handle a linux-dmabuf client sends */
+		    !uda_backend_set_has_u32(sets, i, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
 			continue;
 		uint16_t index = 0;
 		result = table_index(feedback, format, modifier, &index);

@@ -13,20 +13,19 @@
 
 #include "wayland_platform.h"
 
-/* Whether the page holding `pointer` is mapped, so its first word can be
- * read (Mesa asks the same question of native displays this way). */
-static bool pointer_is_readable(const void *pointer)
+bool wayland_readable(const void *pointer, size_t size)
 {
 	if (!pointer)
 		return false;
 	const long page_size = sysconf(_SC_PAGESIZE);
-	uintptr_t page = (uintptr_t)pointer & ~((uintptr_t)page_size - 1);
+	uintptr_t first = (uintptr_t)pointer & ~((uintptr_t)page_size - 1);
+	uintptr_t last = ((uintptr_t)pointer + size - 1) & ~((uintptr_t)page_size - 1);
 	unsigned char resident = 0;
-	if (mincore((void *)page, (size_t)page_size, &resident) != 0)
-		return false;
-	/* The whole pointer must be on mapped pages. */
-	uintptr_t last = ((uintptr_t)pointer + sizeof(void *) - 1) & ~((uintptr_t)page_size - 1);
-	return last == page || mincore((void *)last, (size_t)page_size, &resident) == 0;
+	for (uintptr_t page = first; page <= last; page += (uintptr_t)page_size) {
+		if (mincore((void *)page, (size_t)page_size, &resident) != 0)
+			return false;
+	}
+	return true;
 }
 
 /* The first word of whatever object `native` is. Object sizes are not
@@ -43,7 +42,7 @@ __attribute__((no_sanitize("address"))) static const void *first_word(const void
 /* A wl_display's first word is its interface, &wl_display_interface. */
 static bool is_wl_display(void *native)
 {
-	return pointer_is_readable(native) && first_word(native) == &wl_display_interface;
+	return wayland_readable(native, sizeof(void *)) && first_word(native) == &wl_display_interface;
 }
 
 static bool wayland_display_is_native(void *native)
@@ -108,6 +107,17 @@ int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms)
 	return wl_display_dispatch_queue_pending(native, wayland->queue) < 0 ? -1 : 1;
 }
 
+bool wayland_display_wait_for(struct wayland_display *wayland, const bool *flag, int timeout_ms)
+{
+	const int64_t deadline = wayland_now_ms() + timeout_ms;
+	while (!*flag) {
+		int64_t left = deadline - wayland_now_ms();
+		if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
+			break;
+	}
+	return *flag;
+}
+
 int64_t wayland_now_ms(void)
 {
 	struct timespec now;
@@ -132,13 +142,7 @@ static bool roundtrip(struct wayland_display *wayland)
 	if (!callback)
 		return false;
 	wl_callback_add_listener(callback, &sync_listener, &done);
-	const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
-	while (!done) {
-		int64_t left = deadline - wayland_now_ms();
-		if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
-			break;
-	}
-	if (!done)
+	if (!wayland_display_wait_for(wayland, &done, WAYLAND_ANSWER_TIMEOUT_MS))
 		wl_callback_destroy(callback);
 	return done;
 }

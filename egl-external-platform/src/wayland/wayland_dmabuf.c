@@ -200,12 +200,8 @@ struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_display *wayland, 
 	if (fits)
 		zwp_linux_buffer_params_v1_create(params, (int32_t)metadata.width, (int32_t)metadata.height,
 		                                  metadata.format, 0);
-	const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
-	while (fits && !answer.answered) {
-		int64_t left = deadline - wayland_now_ms();
-		if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
-			break;
-	}
+	if (fits)
+		wayland_display_wait_for(wayland, &answer.answered, WAYLAND_ANSWER_TIMEOUT_MS);
 	zwp_linux_buffer_params_v1_destroy(params);
 	if (!answer.buffer)
 		platform_debug("Wayland: the compositor did not take a DMA-BUF of modifier 0x%016llx",

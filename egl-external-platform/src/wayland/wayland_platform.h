@@ -111,6 +111,7 @@ struct wayland_window {
 	uint32_t wl_surface_version;
 	uint32_t format;     /* what GL renders (the config's) */
 	uint32_t shm_format; /* what the compositor is sent */
+	bool shm_swizzle;    /* red and blue swapped on the way */
 	/* Pending frame callback (swap interval 1 waits for it before the
 	 * next commit). */
 	struct wl_callback *frame_callback;
@@ -143,6 +144,12 @@ extern const struct platform_module platform_module_wayland;
 int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms);
 /* CLOCK_MONOTONIC in milliseconds, for the deadlines of bounded waits. */
 int64_t wayland_now_ms(void);
+/* Dispatches the display's queue until an event handler sets *flag, for
+ * at most timeout_ms; returns *flag. */
+bool wayland_display_wait_for(struct wayland_display *wayland, const bool *flag, int timeout_ms);
+/* Whether `size` bytes at `pointer` lie on mapped pages, so a native of
+ * unknown kind can be looked at (Mesa asks the same question this way). */
+bool wayland_readable(const void *pointer, size_t size);
 bool wayland_display_has_shm_format(const struct wayland_display *wayland, uint32_t format);
 
 /* wayland_window.c */

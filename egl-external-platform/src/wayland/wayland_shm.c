@@ -165,8 +165,7 @@ struct wayland_shm_buffer *wayland_shm_acquire(struct wayland_window *window, ui
 void wayland_shm_copy(struct wayland_window *window, struct wayland_shm_buffer *buffer, const uint8_t *pixels,
                       uint64_t pitch)
 {
-	bool swizzle = false;
-	wayland_shm_format_for(window->wayland, window->format, &swizzle);
+	const bool swizzle = window->shm_swizzle;
 	uda_format_info info;
 	uda_format_get_info(window->shm_format, &info);
 	const size_t row_bytes = (size_t)buffer->width * info.planes[0].bytes_per_block;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <uda/uda_backend.h> /* uda_backend_set_has_u32 */
+
 #include "uda-allocation-v1-client-protocol.h"
 #include "wayland_platform.h"
 
@@ -69,27 +71,16 @@ void wayland_uda_stop(struct wayland_window *window)
  * opaque fd, then host memory). */
 static uda_handle_type handle_of(uda_allocation *allocation)
 {
+	static const uda_handle_type preferred[] = {UDA_HANDLE_TYPE_DMA_BUF, UDA_HANDLE_TYPE_OPAQUE_FD,
+	                                            UDA_HANDLE_TYPE_MEMFD};
 	const uda_capability_set_list *set = NULL;
-	uint32_t count = 0;
-	bool has[4] = {false, false, false, false};
-	if (uda_allocation_get_capability_set(allocation, &set) != UDA_SUCCESS ||
-	    uda_capability_set_list_get_capability_count(set, 0, &count) != UDA_SUCCESS)
+	if (uda_allocation_get_capability_set(allocation, &set) != UDA_SUCCESS)
 		return UDA_HANDLE_TYPE_NONE;
-	for (uint32_t i = 0; i < count; i++) {
-		uda_capability cap;
-		if (uda_capability_set_list_get_capability(set, 0, i, &cap) != UDA_SUCCESS ||
-		    cap.vendor != UDA_VENDOR_NONE || cap.name != UDA_CAPABILITY_HANDLE || cap.length != 4)
-			continue;
-		const uint8_t *p = cap.payload;
-		uint32_t handle = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-		if (handle < 4)
-			has[handle] = true;
+	for (size_t i = 0; i < sizeof(preferred) / sizeof(preferred[0]); i++) {
+		if (uda_backend_set_has_u32(set, 0, UDA_CAPABILITY_HANDLE, preferred[i]))
+			return preferred[i];
 	}
-	if (has[UDA_HANDLE_TYPE_DMA_BUF])
-		return UDA_HANDLE_TYPE_DMA_BUF;
-	if (has[UDA_HANDLE_TYPE_OPAQUE_FD])
-		return UDA_HANDLE_TYPE_OPAQUE_FD;
-	return has[UDA_HANDLE_TYPE_MEMFD] ? UDA_HANDLE_TYPE_MEMFD : UDA_HANDLE_TYPE_NONE;
+	return UDA_HANDLE_TYPE_NONE;
 }
 
 struct wl_buffer *wayland_uda_create_buffer(struct wayland_display *wayland, uda_allocation *allocation)

@@ -20,28 +20,13 @@
 /* How long a dequeue waits for the compositor to release a buffer. */
 #define WAYLAND_RELEASE_TIMEOUT_MS 5000
 
-static bool readable(const void *pointer, size_t size)
-{
-	if (!pointer)
-		return false;
-	const long page_size = sysconf(_SC_PAGESIZE);
-	uintptr_t first = (uintptr_t)pointer & ~((uintptr_t)page_size - 1);
-	uintptr_t last = ((uintptr_t)pointer + size - 1) & ~((uintptr_t)page_size - 1);
-	unsigned char resident = 0;
-	for (uintptr_t page = first; page <= last; page += (uintptr_t)page_size) {
-		if (mincore((void *)page, (size_t)page_size, &resident) != 0)
-			return false;
-	}
-	return true;
-}
-
 /* Versions 3 and later carry the version first; older libwayland-egl put
  * the wl_surface pointer there (Mesa tells the two apart the same way). */
 static bool is_wl_egl_window(const struct wl_egl_window *native)
 {
-	if (!readable(native, sizeof(*native)) || native->version < 3 || native->version > 0xffff)
+	if (!wayland_readable(native, sizeof(*native)) || native->version < 3 || native->version > 0xffff)
 		return false;
-	return readable(native->surface, sizeof(void *)) &&
+	return wayland_readable(native->surface, sizeof(void *)) &&
 	       *(const struct wl_interface *const *)native->surface == &wl_surface_interface;
 }
 
@@ -314,8 +299,7 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 	window->wayland = wayland;
 	window->format = format;
 	window->swap_interval = 1;
-	bool swizzle = false;
-	window->shm_format = wayland_shm_format_for(wayland, format, &swizzle);
+	window->shm_format = wayland_shm_format_for(wayland, format, &window->shm_swizzle);
 	window->wl_surface = wl_proxy_create_wrapper(native->surface);
 	if (!window->wl_surface) {
 		free(window);
@@ -331,24 +315,13 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 		        zwp_linux_dmabuf_v1_get_surface_feedback(wayland->dmabuf, window->wl_surface);
 		if (object) {
 			dmabuf_feedback_listen(&window->feedback, object);
-			const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
-			while (!window->feedback.receiver.received) {
-				int64_t left = deadline - wayland_now_ms();
-				if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
-					break;
-			}
+			wayland_display_wait_for(wayland, &window->feedback.receiver.received, WAYLAND_ANSWER_TIMEOUT_MS);
 		}
 	}
 	/* uda's protocol: the compositor's sets for the surface, waited for
 	 * once, bounded. */
-	if (wayland_uda_listen(window)) {
-		const int64_t deadline = wayland_now_ms() + WAYLAND_ANSWER_TIMEOUT_MS;
-		while (!window->uda_sets.received) {
-			int64_t left = deadline - wayland_now_ms();
-			if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
-				break;
-		}
-	}
+	if (wayland_uda_listen(window))
+		wayland_display_wait_for(wayland, &window->uda_sets.received, WAYLAND_ANSWER_TIMEOUT_MS);
 	uda_surface *buffers = wayland_buffers_negotiate(window, (uint32_t)native->width, (uint32_t)native->height);
 	if (!buffers) {
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
@@ -365,7 +338,7 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 	               : window->path == WAYLAND_PATH_DMABUF ? "as DMA-BUFs of"
 	                                                     : "through wl_shm as",
 	               window->path == WAYLAND_PATH_SHM ? window->shm_format : format,
-	               window->path == WAYLAND_PATH_SHM && swizzle ? " (red and blue swapped)" : "");
+	               window->path == WAYLAND_PATH_SHM && window->shm_swizzle ? " (red and blue swapped)" : "");
 
 	window->native = native;
 	native->driver_private = window;
