@@ -113,12 +113,12 @@ class ShmCopy : public ::testing::Test
 		return resource ? wl_shm_buffer_get(resource) : nullptr;
 	}
 
-	uda_allocation *compositor_memory()
+	uda_allocation *compositor_memory(uint32_t width = WIDTH)
 	{
 		const uda_usage_atom atom = {UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, nullptr};
 		const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
 		const uda_device_usage device = {memory, &usage};
-		const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, 0};
+		const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, width, HEIGHT, DRM_FORMAT_XRGB8888, 0};
 		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &assertion, 1, &device};
 		uda_allocation *allocation = nullptr;
 		EXPECT_EQ(uda_negotiate_allocate(ctx, &info, &allocation, nullptr, nullptr), UDA_SUCCESS)
@@ -191,13 +191,8 @@ TEST_F(ShmCopy, AnotherSizeOrFormatIsRefused)
 	wl_buffer *buffer = client_buffer(pool_fd);
 	wl_shm_buffer *shm_buffer = served(buffer);
 	ASSERT_NE(shm_buffer, nullptr);
-	const uda_usage_atom atom = {UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, nullptr};
-	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
-	const uda_device_usage device = {memory, &usage};
-	const uda_assertion smaller = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, WIDTH / 2, HEIGHT, DRM_FORMAT_XRGB8888, 0};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &smaller, 1, &device};
-	uda_allocation *allocation = nullptr;
-	ASSERT_EQ(uda_negotiate_allocate(ctx, &info, &allocation, nullptr, nullptr), UDA_SUCCESS);
+	uda_allocation *allocation = compositor_memory(WIDTH / 2);
+	ASSERT_NE(allocation, nullptr);
 	EXPECT_EQ(uda_wayland_shm_copy(shm_buffer, allocation), UDA_ERROR_INCOMPATIBLE);
 	EXPECT_EQ(uda_wayland_shm_copy(nullptr, allocation), UDA_ERROR_INVALID_ARGUMENT);
 	uda_allocation_destroy(allocation);
