@@ -2,6 +2,7 @@
  * client's allocation imported under the compositor's own set, so the
  * constraints its devices sent are the ones checked. */
 #include <drm_fourcc.h>
+#include <string.h>
 
 #include <uda/uda_backend.h> /* uda_context_set_error: messages on the caller's context */
 #include <uda/uda_wayland_server.h>
@@ -18,21 +19,29 @@ uda_result uda_wayland_import_buffer(const uda_capability_set_list *reader_sets,
 	uda_result result = uda_allocation_metadata_deserialize(ctx, metadata, metadata_size, &m, &client_set);
 	if (result != UDA_SUCCESS)
 		return UDA_ERROR_INVALID_DATA;
+	/* The compositor's set of the client's layout: what it checks. A
+	 * layout is the same when its capability is, payload included, so an
+	 * opaque (driver-private) layout matches only the compositor's own
+	 * device's, the one it can take. */
+	uda_capability theirs = {0};
+	uint32_t count = 0, match = UINT32_MAX;
+	if (uda_capability_set_list_get_layout(client_set, 0, &theirs) == UDA_SUCCESS) {
+		uda_capability_set_list_get_count(reader_sets, &count);
+		for (uint32_t i = 0; i < count && match == UINT32_MAX; i++) {
+			uda_capability ours;
+			if (uda_capability_set_list_get_layout(reader_sets, i, &ours) == UDA_SUCCESS &&
+			    ours.vendor == theirs.vendor && ours.name == theirs.name && ours.length == theirs.length &&
+			    (!ours.length || memcmp(ours.payload, theirs.payload, ours.length) == 0))
+				match = i;
+		}
+	}
 	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
 	uda_capability_set_list_get_modifier(client_set, 0, &modifier);
 	uda_capability_set_list_destroy(client_set);
-	/* The compositor's set of the client's layout: what it checks. */
-	uint32_t count = 0, match = UINT32_MAX;
-	uda_capability_set_list_get_count(reader_sets, &count);
-	for (uint32_t i = 0; i < count && match == UINT32_MAX; i++) {
-		uint64_t ours = DRM_FORMAT_MOD_INVALID;
-		if (uda_capability_set_list_get_modifier(reader_sets, i, &ours) == UDA_SUCCESS && ours == modifier &&
-		    modifier != DRM_FORMAT_MOD_INVALID)
-			match = i;
-	}
 	if (match == UINT32_MAX)
 		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
-		                             "client buffer: layout 0x%016llx is not one the compositor sent",
+		                             "client buffer: layout %s0x%016llx is not one the compositor sent",
+		                             modifier == DRM_FORMAT_MOD_INVALID ? "(opaque) " : "",
 		                             (unsigned long long)modifier);
 	const uda_import_info import = {
 		.type = UDA_STRUCTURE_TYPE_IMPORT_INFO,
