@@ -3,8 +3,9 @@
 # runs the main demo or the whole test suite:
 #
 #   scripts/bootstrap.sh demo   install what is missing, build, run uda-info
-#                               and uda-demo (client and compositor sharing
-#                               buffers; PNG frames in ./uda-demo-output)
+#                               and uda-demo (uda-compositor, a Wayland
+#                               compositor, with uda-client and Weston's
+#                               demo clients; PNG frames in ./uda-demo-output)
 #   scripts/bootstrap.sh test   install what is missing, build with -Werror,
 #                               run ctest, again on Debian 12's newer Mesa
 #                               from bookworm-backports (unpacked, not
@@ -52,12 +53,15 @@ packages=(
 	libgl1-mesa-dri
 	vulkan-validationlayers
 	vulkan-tools # vulkaninfo, run with the layer by the tests
+	# libwayland-server for uda-compositor; Weston's demo clients
+	# (weston-simple-shm, weston-simple-egl) in uda-demo's picture, and
+	# Weston itself, the Wayland tests' compositor.
+	weston
 )
 if [[ $mode == test ]]; then
-	# The Wayland tests' compositor (Weston 10, headless), unmodified
-	# clients (weston-simple-egl; es2gears_wayland from mesa-utils-bin) and
-	# wayland-info.
-	packages+=(weston mesa-utils-bin wayland-utils)
+	# Unmodified Wayland clients for the tests (es2gears_wayland from
+	# mesa-utils-bin) and wayland-info.
+	packages+=(mesa-utils-bin wayland-utils)
 	# libFuzzer targets (scripts/fuzz.sh) need clang and its runtime.
 	packages+=(clang libclang-rt-14-dev)
 	# scripts/valgrind.sh: the core and backend tests under memcheck.
@@ -91,12 +95,13 @@ if [[ $mode == demo ]]; then
 	export UDA_BACKEND_NO_DEFAULT_PATHS=1
 	# And its Vulkan layer, which uda-info reports.
 	export XDG_DATA_DIRS=$root/build/manifests/share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
-	# And its EGL platform, which the demo's client renders through.
-	export EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$root/build/manifests/share/egl/egl_external_platform.d/50_uda.json
+	# And its EGL platforms (uda's own and its Wayland one), which the
+	# demo's EGL clients render through.
+	export EGL_EXTERNAL_PLATFORM_CONFIG_DIRS=$root/build/manifests/share/egl/egl_external_platform.d
 	echo "== uda-info: backends, devices, what each can do with 1920x1080 ABGR8888, what they agree on"
 	build/samples/uda-info
 	echo
-	echo "== uda-demo: a GLES client and a Vulkan compositor share buffers across processes"
+	echo "== uda-demo: a Wayland compositor on uda, its clients' buffers shared without copies"
 	exec build/samples/uda-demo --output "$root/uda-demo-output"
 fi
 

@@ -1,56 +1,160 @@
-/* A client that breaks the demo protocol on purpose, one way per run, for
- * the test that the compositor drops it and goes on.
- *   misbehaving-client SOCKET MODE
- * MODE: garbage-metadata, small-fd, gone-mid-frame, silent, malformed,
- *       no-hello, unknown-buffer, unfinished-frame */
+/* A Wayland client that breaks the rules on purpose, one way per run, for
+ * the test that uda-compositor answers with the protocol's error (or
+ * drops the connection) and goes on serving everyone else.
+ *   misbehaving-client MODE          (the compositor: $WAYLAND_DISPLAY)
+ * Exits 0 when the compositor answered as expected, printing how.
+ * MODE:
+ *   garbage-metadata     uda create_buffer whose metadata is noise: invalid_metadata
+ *   small-fd             real metadata, an fd far smaller than it says: invalid_fd
+ *   unconfigured-buffer  a buffer committed before the first configure: xdg_surface error
+ *   shrunk-pool          a wl_shm pool truncated under the compositor: wl_shm's invalid_fd
+ *   flood                up to 100000 frame callbacks without a commit: no_memory
+ *   malformed            bytes that are no Wayland message: the connection goes
+ *   bad-dmabuf           linux-dmabuf params with plane 9 (plane_idx), where offered
+ *   gone-mid-frame       a window with a uda buffer committed, then gone at once
+ *   stall                a window committed thousands of times, events never read */
 #include <drm_fourcc.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
+#include <wayland-client.h>
 
 #include <uda/uda.h>
 
-#include "common/demo_protocol.h"
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "uda-allocation-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
 
-static int connect_to(const char *path)
+#define WIDTH 64
+#define HEIGHT 48
+
+struct globals {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct xdg_wm_base *wm_base;
+	struct wl_shm *shm;
+	struct uda_allocation_manager_v1 *uda;
+	struct zwp_linux_dmabuf_v1 *dmabuf;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	uint32_t configure_serial;
+};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
+                            uint32_t version)
 {
-	struct sockaddr_un address = {.sun_family = AF_UNIX};
-	snprintf(address.sun_path, sizeof(address.sun_path), "%s", path);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof(address)) != 0) {
-		perror("connect");
-		exit(1);
-	}
-	return fd;
+	(void)version;
+	struct globals *g = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		g->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
+		g->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+	else if (strcmp(interface, wl_shm_interface.name) == 0)
+		g->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	else if (strcmp(interface, uda_allocation_manager_v1_interface.name) == 0)
+		g->uda = wl_registry_bind(registry, name, &uda_allocation_manager_v1_interface, 1);
+	else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0)
+		g->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
 }
 
-static void hello(int fd)
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
 {
-	const struct demo_hello message = {DEMO_PROTOCOL_VERSION, 64, 64, DRM_FORMAT_ABGR8888};
-	struct demo_message *caps = malloc(sizeof(*caps));
-	if (demo_send(fd, DEMO_HELLO, &message, sizeof(message), -1) != 0 || demo_receive(fd, caps) != 1 ||
-	    caps->type != DEMO_CAPS) {
-		fprintf(stderr, "no CAPS\n");
-		exit(1);
-	}
-	free(caps);
+	(void)data;
+	(void)registry;
+	(void)name;
 }
 
-/* Real metadata of a 64x64 allocation, made by this process's devices. */
+static const struct wl_registry_listener registry_listener = {registry_global, registry_global_remove};
+
+static void configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	(void)xdg_surface;
+	((struct globals *)data)->configure_serial = serial;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {.configure = configure};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height,
+                               struct wl_array *states)
+{
+	(void)data;
+	(void)toplevel;
+	(void)width;
+	(void)height;
+	(void)states;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	(void)data;
+	(void)toplevel;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {.configure = toplevel_configure,
+                                                               .close = toplevel_close};
+
+static void connect_to_compositor(struct globals *g)
+{
+	g->display = wl_display_connect(NULL);
+	if (!g->display) {
+		fprintf(stderr, "misbehaving-client: no compositor\n");
+		exit(1);
+	}
+	struct wl_registry *registry = wl_display_get_registry(g->display);
+	wl_registry_add_listener(registry, &registry_listener, g);
+	wl_display_roundtrip(g->display);
+	if (!g->compositor || !g->wm_base || !g->shm) {
+		fprintf(stderr, "misbehaving-client: the compositor lacks core globals\n");
+		exit(1);
+	}
+}
+
+/* A toplevel; configured (acked) unless `ack` is false. */
+static void make_window(struct globals *g, bool ack)
+{
+	g->surface = wl_compositor_create_surface(g->compositor);
+	g->xdg_surface = xdg_wm_base_get_xdg_surface(g->wm_base, g->surface);
+	xdg_surface_add_listener(g->xdg_surface, &xdg_surface_listener, g);
+	g->toplevel = xdg_surface_get_toplevel(g->xdg_surface);
+	xdg_toplevel_add_listener(g->toplevel, &toplevel_listener, g);
+	xdg_toplevel_set_title(g->toplevel, "misbehaving-client");
+	if (!ack)
+		return;
+	wl_surface_commit(g->surface);
+	while (!g->configure_serial && wl_display_dispatch(g->display) >= 0)
+		;
+	xdg_surface_ack_configure(g->xdg_surface, g->configure_serial);
+}
+
+static struct wl_buffer *shm_buffer(struct globals *g, int *out_fd)
+{
+	const int size = WIDTH * HEIGHT * 4;
+	int fd = memfd_create("misbehaving-shm", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, size) != 0)
+		exit(1);
+	struct wl_shm_pool *pool = wl_shm_create_pool(g->shm, fd, size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, WIDTH, HEIGHT, WIDTH * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	*out_fd = fd;
+	return buffer;
+}
+
+/* Real metadata of an allocation this process's Vulkan device makes for
+ * what the compositor does (sample and blit), and its fd. */
 static size_t real_metadata(uint8_t *out, size_t capacity, int *out_fd)
 {
 	uda_context *ctx;
-	uda_context_create(NULL, &ctx);
+	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS)
+		exit(1);
 	uda_device *devices[16];
 	uint32_t count = 16;
 	uda_context_enumerate_devices(ctx, &count, devices);
-	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, 64, 64, DRM_FORMAT_ABGR8888, 0};
-	/* What the compositor asks for: an image it can sample and copy. */
+	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, WIDTH, HEIGHT, DRM_FORMAT_ABGR8888, 0};
 	const uda_usage_atom atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, NULL},
 	                                {UDA_VENDOR_NONE, UDA_USAGE_TRANSFER_SRC, 0, NULL}};
 	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 2, atoms};
@@ -60,99 +164,156 @@ static size_t real_metadata(uint8_t *out, size_t capacity, int *out_fd)
 		uda_device_get_info(devices[i], &info);
 		if (info.api != UDA_DEVICE_API_VULKAN)
 			continue;
-		uda_device_usage entry = {devices[i], &usage};
-		uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, 1, &entry};
+		const uda_device_usage entry = {devices[i], &usage};
+		const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, 1, &entry};
 		uda_allocation *allocation = NULL;
-		if (uda_negotiate_allocate(ctx, &negotiation, &allocation, NULL, NULL) == UDA_SUCCESS &&
-		    uda_allocation_export(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, out_fd) == UDA_SUCCESS &&
+		if (uda_negotiate_allocate(ctx, &negotiation, &allocation, NULL, NULL) != UDA_SUCCESS ||
+		    uda_allocation_export(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, out_fd) != UDA_SUCCESS ||
 		    uda_allocation_serialize_metadata(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, out, capacity, &size) !=
-		        UDA_SUCCESS)
+		            UDA_SUCCESS)
 			size = 0;
 		uda_allocation_destroy(allocation);
 	}
 	uda_context_destroy(ctx);
 	if (!size) {
-		fprintf(stderr, "no allocation to take metadata from\n");
+		fprintf(stderr, "misbehaving-client: no allocation to take metadata from\n");
 		exit(1);
 	}
 	return size;
 }
 
-static void send_buffer(int fd, const uint8_t *metadata, size_t size, int memory_fd)
+static struct wl_buffer *uda_buffer(struct globals *g, const uint8_t *metadata, size_t size, int fd)
 {
-	uint8_t payload[DEMO_MAX_PAYLOAD];
-	const uint64_t id = 1;
-	memcpy(payload, &id, sizeof(id));
-	memcpy(payload + sizeof(id), metadata, size);
-	demo_send(fd, DEMO_BUFFER, payload, sizeof(id) + size, memory_fd);
+	if (!g->uda) {
+		fprintf(stderr, "misbehaving-client: the compositor does not offer uda's protocol\n");
+		exit(1);
+	}
+	struct wl_array array = {.size = size, .alloc = size, .data = (void *)metadata};
+	return uda_allocation_manager_v1_create_buffer(g->uda, fd, &array);
+}
+
+/* Runs until the connection fails; 0 when it failed with `code` on
+ * `interface` (NULL: any error, or the connection simply closed). */
+static int expect_error(struct globals *g, const char *mode, const struct wl_interface *interface, uint32_t code)
+{
+	while (wl_display_roundtrip(g->display) >= 0)
+		;
+	const struct wl_interface *got_interface = NULL;
+	uint32_t id = 0;
+	const int error = wl_display_get_error(g->display);
+	const uint32_t got_code = error == EPROTO ? wl_display_get_protocol_error(g->display, &got_interface, &id) : 0;
+	/* libwayland-client reads wl_display's own errors as errno values. */
+	const bool no_memory = interface == &wl_display_interface && code == WL_DISPLAY_ERROR_NO_MEMORY;
+	const bool as_expected = no_memory   ? error == ENOMEM
+	                         : interface ? error == EPROTO && got_interface == interface && got_code == code
+	                                     : error != 0;
+	printf("misbehaving-client: %s: %s %u on %s%s\n", mode, error == EPROTO ? "protocol error" : "connection error",
+	       error == EPROTO ? got_code : (uint32_t)error, got_interface ? got_interface->name : "the connection",
+	       as_expected ? ", as expected" : ", NOT what was expected");
+	return as_expected ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: misbehaving-client SOCKET MODE\n");
+	if (argc != 2) {
+		fprintf(stderr, "usage: misbehaving-client MODE\n");
 		return 2;
 	}
-	const char *mode = argv[2];
-	/* A real allocation first, before the compositor's idle clock starts:
-	 * GPU start-up alone can take longer than the test's idle timeout
-	 * (over a second on NVIDIA's driver). */
+	const char *mode = argv[1];
+	struct globals g = {0};
+	/* The real allocation first: GPU start-up is not the compositor's time. */
 	uint8_t metadata[4096];
-	size_t real_size = 0;
+	size_t metadata_size = 0;
 	int real_fd = -1;
-	if (strcmp(mode, "small-fd") == 0 || strcmp(mode, "gone-mid-frame") == 0 ||
-	    strcmp(mode, "unfinished-frame") == 0)
-		real_size = real_metadata(metadata, sizeof(metadata), &real_fd);
-	int fd = connect_to(argv[1]);
-	int memory_fd = -1;
-	if (strcmp(mode, "no-hello") == 0) {
-		const struct demo_frame frame = {1, 1};
-		demo_send(fd, DEMO_FRAME, &frame, sizeof(frame), -1);
-	} else if (strcmp(mode, "malformed") == 0) {
-		const char three[3] = {1, 2, 3}; /* shorter than a header */
-		send(fd, three, sizeof(three), 0);
-	} else {
-		hello(fd);
-		if (strcmp(mode, "garbage-metadata") == 0) {
-			uint8_t garbage[200];
-			for (size_t i = 0; i < sizeof(garbage); i++)
-				garbage[i] = (uint8_t)(i * 37 + 11);
-			memory_fd = memfd_create("garbage", MFD_CLOEXEC);
-			send_buffer(fd, garbage, sizeof(garbage), memory_fd);
-		} else if (strcmp(mode, "small-fd") == 0) {
-			close(real_fd);
-			memory_fd = memfd_create("small", MFD_CLOEXEC);
-			ftruncate(memory_fd, 4096); /* far less than the metadata says */
-			send_buffer(fd, metadata, real_size, memory_fd);
-		} else if (strcmp(mode, "gone-mid-frame") == 0) {
-			memory_fd = real_fd;
-			send_buffer(fd, metadata, real_size, memory_fd);
-			/* and gone, before the FRAME */
-		} else if (strcmp(mode, "unknown-buffer") == 0) {
-			const struct demo_frame frame = {99, 1};
-			demo_send(fd, DEMO_FRAME, &frame, sizeof(frame), -1);
-		} else if (strcmp(mode, "unfinished-frame") == 0) {
-			/* A frame whose acquire fence never signals: a pipe
-			 * nobody writes to, hung up when this process ends. */
-			memory_fd = real_fd;
-			send_buffer(fd, metadata, real_size, memory_fd);
-			int fence[2];
-			if (pipe2(fence, O_CLOEXEC) != 0)
-				return 1;
-			const struct demo_frame frame = {1, 1};
-			demo_send(fd, DEMO_FRAME, &frame, sizeof(frame), fence[0]);
-			close(fence[0]);
-		} else if (strcmp(mode, "silent") == 0) {
-			sleep(3); /* longer than the test's idle timeout */
-		} else {
-			fprintf(stderr, "unknown mode %s\n", mode);
-			return 2;
-		}
+	if (strcmp(mode, "small-fd") == 0 || strcmp(mode, "gone-mid-frame") == 0)
+		metadata_size = real_metadata(metadata, sizeof(metadata), &real_fd);
+	connect_to_compositor(&g);
+	int fd = -1;
+	if (strcmp(mode, "garbage-metadata") == 0) {
+		for (size_t i = 0; i < 200; i++)
+			metadata[i] = (uint8_t)(i * 37 + 11);
+		fd = memfd_create("garbage", MFD_CLOEXEC);
+		uda_buffer(&g, metadata, 200, fd);
+		return expect_error(&g, mode, &uda_allocation_manager_v1_interface,
+		                    UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_METADATA);
 	}
-	/* Give the compositor time to read before the socket closes. */
-	usleep(200000);
-	if (memory_fd >= 0)
-		close(memory_fd);
-	close(fd);
-	return 0;
+	if (strcmp(mode, "small-fd") == 0) {
+		fd = memfd_create("small", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, 4096) != 0) /* far less than the metadata says */
+			return 1;
+		uda_buffer(&g, metadata, metadata_size, fd);
+		return expect_error(&g, mode, &uda_allocation_manager_v1_interface,
+		                    UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_FD);
+	}
+	if (strcmp(mode, "unconfigured-buffer") == 0) {
+		make_window(&g, false);
+		wl_surface_attach(g.surface, shm_buffer(&g, &fd), 0, 0);
+		wl_surface_commit(g.surface);
+		return expect_error(&g, mode, &xdg_surface_interface, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+	}
+	if (strcmp(mode, "shrunk-pool") == 0) {
+		make_window(&g, true);
+		struct wl_buffer *buffer = shm_buffer(&g, &fd);
+		if (ftruncate(fd, 0) != 0) /* the compositor's mapping now ends at 0 */
+			return 1;
+		wl_surface_attach(g.surface, buffer, 0, 0);
+		wl_surface_commit(g.surface);
+		return expect_error(&g, mode, &wl_buffer_interface, WL_SHM_ERROR_INVALID_FD); /* libwayland posts it on the buffer */
+	}
+	if (strcmp(mode, "flood") == 0) {
+		make_window(&g, true);
+		/* In batches, each followed by a roundtrip, so that the error
+		 * is read before a write meets the closed socket. */
+		for (int i = 1; i <= 100000; i++) {
+			wl_surface_frame(g.surface);
+			if (i % 50 == 0 && wl_display_roundtrip(g.display) < 0)
+				break;
+		}
+		return expect_error(&g, mode, &wl_display_interface, WL_DISPLAY_ERROR_NO_MEMORY);
+	}
+	if (strcmp(mode, "malformed") == 0) {
+		const uint32_t noise[4] = {0xdeadbeef, 0x00080000, 0x12345678, 0x9abcdef0};
+		if (write(wl_display_get_fd(g.display), noise, sizeof(noise)) != (ssize_t)sizeof(noise))
+			return 1;
+		return expect_error(&g, mode, NULL, 0);
+	}
+	if (strcmp(mode, "bad-dmabuf") == 0) {
+		if (!g.dmabuf) {
+			printf("misbehaving-client: %s: no linux-dmabuf here, nothing to break\n", mode);
+			return 0;
+		}
+		fd = memfd_create("dmabuf", MFD_CLOEXEC);
+		struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(g.dmabuf);
+		zwp_linux_buffer_params_v1_add(params, fd, 9, 0, WIDTH * 4, 0, 0);
+		return expect_error(&g, mode, &zwp_linux_buffer_params_v1_interface,
+		                    ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX);
+	}
+	if (strcmp(mode, "gone-mid-frame") == 0) {
+		make_window(&g, true);
+		wl_surface_attach(g.surface, uda_buffer(&g, metadata, metadata_size, real_fd), 0, 0);
+		wl_surface_frame(g.surface);
+		wl_surface_commit(g.surface);
+		wl_display_flush(g.display);
+		printf("misbehaving-client: %s: gone\n", mode);
+		_exit(0); /* no goodbye, nothing cleaned up */
+	}
+	if (strcmp(mode, "stall") == 0) {
+		make_window(&g, true);
+		struct wl_buffer *buffer = shm_buffer(&g, &fd);
+		/* Requests only: the events (releases, frame callbacks) pile up
+		 * on the compositor's side of the socket. */
+		for (int i = 0; i < 20000 && wl_display_flush(g.display) >= 0; i++) {
+			wl_surface_attach(g.surface, buffer, 0, 0);
+			wl_surface_damage(g.surface, 0, 0, WIDTH, HEIGHT);
+			wl_surface_frame(g.surface);
+			wl_surface_commit(g.surface);
+			if (i % 100 == 0)
+				usleep(1000);
+		}
+		sleep(2);
+		printf("misbehaving-client: %s: never read a thing\n", mode);
+		return 0;
+	}
+	fprintf(stderr, "misbehaving-client: unknown mode %s\n", mode);
+	return 2;
 }

@@ -1,0 +1,335 @@
+/* wl_compositor: surfaces, their double-buffered state, frame callbacks,
+ * and regions (kept as objects; this compositor has no input, and its
+ * windows are opaque blits). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <wayland-server-protocol.h>
+
+#include "compositor.h"
+#include "renderer.h"
+
+#define SURFACE_MAX_CALLBACKS 64 /* pending frame callbacks: more is a flood */
+
+static void destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client;
+	wl_resource_destroy(resource);
+}
+
+/* ---- wl_region ---- */
+
+static void region_rectangle(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
+                             int32_t width, int32_t height)
+{
+	(void)client;
+	(void)resource;
+	(void)x;
+	(void)y;
+	(void)width;
+	(void)height;
+}
+
+static const struct wl_region_interface region_impl = {
+	.destroy = destroy_request,
+	.add = region_rectangle,
+	.subtract = region_rectangle,
+};
+
+static void create_region(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct wl_resource *region = wl_resource_create(client, &wl_region_interface, 1, id);
+	if (!region) {
+		wl_resource_post_no_memory(resource);
+		return;
+	}
+	wl_resource_set_implementation(region, &region_impl, NULL, NULL);
+}
+
+/* ---- wl_surface ---- */
+
+static void forget_pending_buffer(struct surface *surface)
+{
+	if (surface->pending.buffer)
+		wl_list_remove(&surface->pending.buffer_destroy.link);
+	surface->pending.buffer = NULL;
+}
+
+/* A buffer destroyed between attach and commit: the commit detaches. */
+static void pending_buffer_gone(struct wl_listener *listener, void *data)
+{
+	(void)data;
+	struct surface *surface = wl_container_of(listener, surface, pending.buffer_destroy);
+	wl_list_remove(&surface->pending.buffer_destroy.link);
+	surface->pending.buffer = NULL;
+}
+
+static void surface_attach(struct wl_client *client, struct wl_resource *resource, struct wl_resource *buffer,
+                           int32_t x, int32_t y)
+{
+	(void)client;
+	struct surface *surface = wl_resource_get_user_data(resource);
+	if ((x || y) && wl_resource_get_version(resource) >= 5) {
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_OFFSET, "attach with an offset");
+		return;
+	}
+	forget_pending_buffer(surface);
+	surface->pending.attached = true;
+	surface->pending.buffer = buffer;
+	if (buffer) {
+		surface->pending.buffer_destroy.notify = pending_buffer_gone;
+		wl_resource_add_destroy_listener(buffer, &surface->pending.buffer_destroy);
+	}
+}
+
+static void surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
+                           int32_t width, int32_t height)
+{
+	/* Every repaint redraws the whole output. */
+	(void)client;
+	(void)resource;
+	(void)x;
+	(void)y;
+	(void)width;
+	(void)height;
+}
+
+static void callback_gone(struct wl_resource *callback)
+{
+	wl_list_remove(wl_resource_get_link(callback));
+}
+
+static void surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct surface *surface = wl_resource_get_user_data(resource);
+	if (surface->pending.callback_count >= SURFACE_MAX_CALLBACKS) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	struct wl_resource *callback = wl_resource_create(client, &wl_callback_interface, 1, id);
+	if (!callback) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(callback, NULL, NULL, callback_gone);
+	wl_list_insert(surface->pending.callbacks.prev, wl_resource_get_link(callback));
+	surface->pending.callback_count++;
+}
+
+static void surface_set_region(struct wl_client *client, struct wl_resource *resource, struct wl_resource *region)
+{
+	(void)client;
+	(void)resource;
+	(void)region;
+}
+
+static void release_content(struct surface *surface)
+{
+	client_buffer_drop(surface->current);
+	surface->current = NULL;
+}
+
+/* A wl_shm buffer: copied into the surface's own allocation (made again
+ * when the size or format changes) and given back at once, as a GL
+ * compositor uploads it into a texture. */
+static bool take_shm(struct surface *surface, struct wl_shm_buffer *shm)
+{
+	struct compositor *compositor = surface->compositor;
+	uint32_t format = wl_shm_buffer_get_format(shm);
+	format = format == WL_SHM_FORMAT_ARGB8888   ? 0x34325241 /* DRM_FORMAT_ARGB8888 */
+	         : format == WL_SHM_FORMAT_XRGB8888 ? 0x34325258 /* DRM_FORMAT_XRGB8888 */
+	                                            : format;
+	const uint32_t width = (uint32_t)wl_shm_buffer_get_width(shm), height = (uint32_t)wl_shm_buffer_get_height(shm);
+	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	if (surface->shm_copy && (uda_allocation_get_metadata(surface->shm_copy, &metadata) != UDA_SUCCESS ||
+	                          metadata.width != width || metadata.height != height || metadata.format != format)) {
+		renderer_image_destroy(compositor->renderer, surface->shm_image);
+		uda_allocation_destroy(surface->shm_copy);
+		surface->shm_image = NULL;
+		surface->shm_copy = NULL;
+	}
+	const char *problem = NULL;
+	if (!surface->shm_copy) {
+		if (renderer_allocate_upload(compositor->renderer, format, width, height, &surface->shm_copy) !=
+		    UDA_SUCCESS) {
+			fprintf(stderr, "uda-compositor: no memory for a %ux%u wl_shm window: %s\n", width, height,
+			        uda_context_get_error(compositor->ctx));
+			return false;
+		}
+		surface->shm_image = renderer_image_create(compositor->renderer, surface->shm_copy, &problem);
+		if (!surface->shm_image) {
+			fprintf(stderr, "uda-compositor: a wl_shm window's copy: %s\n", problem);
+			uda_allocation_destroy(surface->shm_copy);
+			surface->shm_copy = NULL;
+			return false;
+		}
+	}
+	/* A pool the client shrank reads as zeros; libwayland then sends
+	 * wl_shm's invalid_fd error and the client goes. */
+	if (uda_wayland_shm_copy(shm, surface->shm_copy) != UDA_SUCCESS)
+		fprintf(stderr, "uda-compositor: a wl_shm copy: %s\n", uda_context_get_error(compositor->ctx));
+	surface->width = width;
+	surface->height = height;
+	return true;
+}
+
+static void surface_commit(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client;
+	struct surface *surface = wl_resource_get_user_data(resource);
+	if (surface->pending.attached) {
+		struct wl_resource *attached = surface->pending.buffer;
+		struct client_buffer *ours = client_buffer_from_resource(attached);
+		struct wl_shm_buffer *shm = attached ? wl_shm_buffer_get(attached) : NULL;
+		forget_pending_buffer(surface);
+		surface->pending.attached = false;
+		if (attached && !ours && !shm) {
+			wl_resource_post_error(resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
+			                       "a wl_buffer this compositor did not make");
+			return;
+		}
+		release_content(surface);
+		surface->has_content = false;
+		if (ours) {
+			client_buffer_hold(ours);
+			surface->current = ours;
+			surface->width = ours->width;
+			surface->height = ours->height;
+			surface->has_content = true;
+		} else if (shm) {
+			surface->has_content = take_shm(surface, shm);
+			wl_buffer_send_release(attached);
+		}
+	}
+	wl_list_insert_list(surface->frame_callbacks.prev, &surface->pending.callbacks);
+	wl_list_init(&surface->pending.callbacks);
+	surface->pending.callback_count = 0;
+	wl_signal_emit(&surface->commit, surface);
+	if (surface->mapped || !wl_list_empty(&surface->frame_callbacks))
+		output_schedule_repaint(surface->compositor);
+}
+
+static void surface_set_transform(struct wl_client *client, struct wl_resource *resource, int32_t value)
+{
+	(void)client;
+	(void)resource;
+	(void)value;
+}
+
+static const struct wl_surface_interface surface_impl = {
+	.destroy = destroy_request,
+	.attach = surface_attach,
+	.damage = surface_damage,
+	.frame = surface_frame,
+	.set_opaque_region = surface_set_region,
+	.set_input_region = surface_set_region,
+	.commit = surface_commit,
+	.set_buffer_transform = surface_set_transform,
+	.set_buffer_scale = surface_set_transform,
+	.damage_buffer = surface_damage,
+};
+
+static void destroy_callbacks(struct wl_list *callbacks)
+{
+	struct wl_resource *callback, *next;
+	wl_resource_for_each_safe(callback, next, callbacks)
+		wl_resource_destroy(callback);
+}
+
+static void surface_gone(struct wl_resource *resource)
+{
+	struct surface *surface = wl_resource_get_user_data(resource);
+	wl_signal_emit(&surface->destroy, surface);
+	surface_unmap(surface);
+	forget_pending_buffer(surface);
+	destroy_callbacks(&surface->pending.callbacks);
+	destroy_callbacks(&surface->frame_callbacks);
+	release_content(surface);
+	renderer_image_destroy(surface->compositor->renderer, surface->shm_image);
+	uda_allocation_destroy(surface->shm_copy);
+	wl_list_remove(&surface->link);
+	if (surface->owner)
+		surface->owner->surfaces--;
+	free(surface);
+}
+
+static void create_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct client_state *owner = client_state_get(client);
+	if (owner && owner->surfaces >= CLIENT_MAX_SURFACES) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	struct surface *surface = calloc(1, sizeof(*surface));
+	if (surface)
+		surface->resource =
+		        wl_resource_create(client, &wl_surface_interface, wl_resource_get_version(resource), id);
+	if (!surface || !surface->resource) {
+		free(surface);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	surface->compositor = wl_resource_get_user_data(resource);
+	surface->owner = owner;
+	if (owner)
+		owner->surfaces++;
+	wl_list_init(&surface->pending.callbacks);
+	wl_list_init(&surface->frame_callbacks);
+	wl_list_init(&surface->window_link);
+	wl_list_insert(&surface->compositor->surfaces, &surface->link);
+	wl_signal_init(&surface->commit);
+	wl_signal_init(&surface->destroy);
+	wl_resource_set_implementation(surface->resource, &surface_impl, surface, surface_gone);
+}
+
+static const struct wl_compositor_interface compositor_impl = {
+	.create_surface = create_surface,
+	.create_region = create_region,
+};
+
+static void bind_compositor(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *resource = wl_resource_create(client, &wl_compositor_interface, (int)version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &compositor_impl, data, NULL);
+}
+
+bool surface_global_create(struct compositor *compositor)
+{
+	return wl_global_create(compositor->display, &wl_compositor_interface, 4, compositor, bind_compositor) != NULL;
+}
+
+struct surface *surface_from_resource(struct wl_resource *resource)
+{
+	return wl_resource_instance_of(resource, &wl_surface_interface, &surface_impl)
+	               ? wl_resource_get_user_data(resource)
+	               : NULL;
+}
+
+struct renderer_image *surface_image(const struct surface *surface)
+{
+	if (!surface->has_content)
+		return NULL;
+	return surface->current ? surface->current->image : surface->shm_image;
+}
+
+void surface_map(struct surface *surface)
+{
+	if (surface->mapped)
+		return;
+	surface->mapped = true;
+	wl_list_insert(surface->compositor->windows.prev, &surface->window_link);
+	output_schedule_repaint(surface->compositor);
+}
+
+void surface_unmap(struct surface *surface)
+{
+	if (!surface->mapped)
+		return;
+	surface->mapped = false;
+	wl_list_remove(&surface->window_link);
+	wl_list_init(&surface->window_link);
+	output_schedule_repaint(surface->compositor);
+}
