@@ -80,21 +80,22 @@ static void repaint(struct compositor *compositor)
 		                                        surface->height};
 		x += (int32_t)(surface->width + DEMO_BORDER);
 	}
-	if (!renderer_composite(compositor->renderer, views, count)) {
+	const bool counted = count >= compositor->options.windows && count > 0;
+	const bool saved = counted && should_save(&compositor->options, compositor->frames + 1);
+	if (!renderer_composite(compositor->renderer, views, count, saved)) {
 		fprintf(stderr, "uda-compositor: the repaint failed\n");
 		compositor->exit_status = 1;
 		wl_display_terminate(compositor->display);
 		return;
 	}
 	compositor->repaints++;
-	const bool counted = count >= compositor->options.windows && count > 0;
 	if (counted) {
 		compositor->frames++;
 		compositor->cpu_ms_total += cpu_ms() - cpu_start;
 		if (!compositor->options.quiet)
 			printf("frame %3llu: %u window%s, composited in %.2f ms\n", (unsigned long long)compositor->frames, count,
 			       count == 1 ? "" : "s", compositor_now_ms() - start);
-		if (should_save(&compositor->options, compositor->frames))
+		if (saved)
 			save_frame(compositor);
 	}
 	send_frame_done(compositor, (uint32_t)start);

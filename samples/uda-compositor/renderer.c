@@ -367,7 +367,7 @@ static bool clip(const struct renderer *r, const struct renderer_view *view, VkI
 	return true;
 }
 
-bool renderer_composite(struct renderer *r, const struct renderer_view *views, unsigned count)
+bool renderer_composite(struct renderer *r, const struct renderer_view *views, unsigned count, bool read_back)
 {
 	vkResetCommandBuffer(r->cmd, 0);
 	const VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
@@ -394,11 +394,13 @@ bool renderer_composite(struct renderer *r, const struct renderer_view *views, u
 		image_barrier(r->cmd, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
 		              r->queue_family, VK_QUEUE_FAMILY_EXTERNAL);
 	}
-	image_barrier(r->cmd, r->output, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-	              VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-	const VkBufferImageCopy readback = {0, 0, 0, {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {0, 0, 0},
-	                                    {r->width, r->height, 1}};
-	vkCmdCopyImageToBuffer(r->cmd, r->output, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->readback, 1, &readback);
+	if (read_back) {
+		image_barrier(r->cmd, r->output, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		              VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+		const VkBufferImageCopy readback = {0, 0, 0, {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {0, 0, 0},
+		                                    {r->width, r->height, 1}};
+		vkCmdCopyImageToBuffer(r->cmd, r->output, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->readback, 1, &readback);
+	}
 	vkEndCommandBuffer(r->cmd);
 	const VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &r->cmd, 0, NULL};
 	vkResetFences(r->vk, 1, &r->fence);

@@ -41,9 +41,11 @@ struct renderer_image *renderer_image_create(struct renderer *renderer, uda_allo
 void renderer_image_destroy(struct renderer *renderer, struct renderer_image *image);
 
 /* Clears the output, blits each view onto it in order (clipped to the
- * output), reads it back; returns when the GPU is done. */
-bool renderer_composite(struct renderer *renderer, const struct renderer_view *views, unsigned count);
-/* The last composite, RGBA8 rows of width x 4 bytes. */
+ * output), reads it back when asked (the output stands for a screen: only
+ * a frame to be saved is read); returns when the GPU is done. */
+bool renderer_composite(struct renderer *renderer, const struct renderer_view *views, unsigned count,
+                        bool read_back);
+/* The last composite read back, RGBA8 rows of width x 4 bytes. */
 const uint8_t *renderer_get_pixels(const struct renderer *renderer, uint32_t *out_width, uint32_t *out_height);
 
 #endif

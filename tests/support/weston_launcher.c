@@ -1,4 +1,5 @@
 /* weston_launcher.h: Weston for tests and benchmarks. */
+#include "process_cpu.h"
 #include "weston_launcher.h"
 
 #include <dirent.h>
@@ -193,19 +194,5 @@ bool weston_launcher_screenshot(struct weston_launcher *weston, const char *path
 
 unsigned long long weston_launcher_cpu_ns(const struct weston_launcher *weston)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)weston->pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char text[1024];
-	size_t n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	/* Fields 14 and 15 (utime, stime) follow the command's closing ')'. */
-	const char *p = strrchr(text, ')');
-	unsigned long long utime = 0, stime = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
-		return 0;
-	return (utime + stime) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	return process_cpu_ns(weston->pid);
 }

@@ -1,0 +1,310 @@
+/* uda-bench-compositor: the same GL client's frames to the screen through
+ * uda-compositor (uda's protocol, zero-copy into its Vulkan device) and
+ * through Weston 10's GL renderer (headless, on llvmpipe), side by side in
+ * one run: the compositor's CPU time per frame and the client-to-screen
+ * latency (eglSwapBuffers to the frame callback of that commit, which a
+ * compositor answers after the repaint that showed it). The client is a
+ * 1920x1080 window on uda's EGL platform in both, one frame per repaint;
+ * rounds alternate the compositors; medians are reported.
+ *
+ *   uda-bench-compositor [--quick]
+ *
+ * Both compositors repaint at 60 Hz on a 1952x1112 output (the window and
+ * uda-compositor's border). uda-compositor reads no frame back
+ * (--save none), as Weston's headless output reads none. */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <wayland-egl.h>
+
+#include "bench_timing.h"
+#include "bench_workload.h"
+#include "process_cpu.h"
+#include "weston_launcher.h"
+#include "xdg-shell-client-protocol.h"
+
+#define WIDTH BENCH_WIDTH
+#define HEIGHT BENCH_HEIGHT
+#define OUTPUT_WIDTH (WIDTH + 32)
+#define OUTPUT_HEIGHT (HEIGHT + 32)
+#define MAX_FRAMES 512
+
+/* ---- The client (a child process) ------------------------------------ */
+
+struct client {
+	struct wl_compositor *compositor;
+	struct xdg_wm_base *wm_base;
+	bool configured;
+};
+
+static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version)
+{
+	struct client *c = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, version < 4 ? version : 4);
+	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
+		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+}
+
+static void global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+	(void)data;
+	(void)registry;
+	(void)name;
+}
+
+static const struct wl_registry_listener registry_listener = {global, global_remove};
+
+static void configure(void *data, struct xdg_surface *surface, uint32_t serial)
+{
+	xdg_surface_ack_configure(surface, serial);
+	((struct client *)data)->configured = true;
+}
+
+static const struct xdg_surface_listener surface_listener = {configure};
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	(void)time;
+	*(uint64_t *)data = bench_now_ns();
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener frame_listener = {frame_done};
+
+/* Prints "frames wall_ns median_latency_ns" for `frames` frames after a
+ * warm-up; the process exits without cleaning up (the bench measures the
+ * compositor, and the compositor frees what a client leaves). */
+static int run_client(const char *socket, unsigned frames)
+{
+	struct client c = {0};
+	struct wl_display *display = wl_display_connect(socket);
+	if (!display || frames == 0 || frames > MAX_FRAMES)
+		return 1;
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &registry_listener, &c);
+	wl_display_roundtrip(display);
+	if (!c.compositor || !c.wm_base)
+		return 1;
+	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c.wm_base, surface);
+	xdg_surface_add_listener(xdg, &surface_listener, &c);
+	xdg_surface_get_toplevel(xdg);
+	wl_surface_commit(surface);
+	while (!c.configured && wl_display_dispatch(display) >= 0) {
+	}
+	struct wl_egl_window *native = wl_egl_window_create(surface, WIDTH, HEIGHT);
+	EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, display, NULL);
+	EGLConfig config;
+	EGLint count = 0;
+	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+	                          EGL_ALPHA_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE};
+	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+	if (!eglInitialize(dpy, NULL, NULL) || !eglChooseConfig(dpy, attribs, &config, 1, &count) || count < 1)
+		return 1;
+	EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+	EGLSurface window = eglCreateWindowSurface(dpy, config, (EGLNativeWindowType)native, NULL);
+	if (context == EGL_NO_CONTEXT || window == EGL_NO_SURFACE || !eglMakeCurrent(dpy, window, window, context))
+		return 1;
+	/* The pacing is this loop's: one frame, then its frame callback. */
+	eglSwapInterval(dpy, 0);
+	struct bench_workload workload;
+	if (!bench_workload_init(&workload))
+		return 1;
+	uint64_t latency[MAX_FRAMES];
+	uint64_t wall0 = 0;
+	for (unsigned f = 0; f < frames + 10; f++) {
+		if (f == 10)
+			wall0 = bench_now_ns();
+		bench_workload_draw(&workload, f, 0);
+		uint64_t done = 0;
+		struct wl_callback *callback = wl_surface_frame(surface);
+		wl_callback_add_listener(callback, &frame_listener, &done);
+		const uint64_t start = bench_now_ns();
+		if (!eglSwapBuffers(dpy, window))
+			return 1;
+		while (!done && wl_display_dispatch(display) >= 0) {
+		}
+		if (!done)
+			return 1;
+		if (f >= 10)
+			latency[f - 10] = done - start;
+	}
+	printf("%u %llu %llu\n", frames, (unsigned long long)(bench_now_ns() - wall0),
+	       (unsigned long long)bench_median(latency, frames));
+	fflush(stdout);
+	_exit(0);
+}
+
+/* ---- uda-compositor (a child process) -------------------------------- */
+
+struct uda_compositor {
+	pid_t pid;
+	char runtime_dir[64], socket[128];
+};
+
+static bool uda_compositor_start(struct uda_compositor *c)
+{
+	snprintf(c->runtime_dir, sizeof(c->runtime_dir), "/tmp/uda-bench-compositor-XXXXXX");
+	if (!mkdtemp(c->runtime_dir))
+		return false;
+	snprintf(c->socket, sizeof(c->socket), "%s/wayland-bench", c->runtime_dir);
+	c->pid = fork();
+	if (c->pid == 0) {
+		setenv("XDG_RUNTIME_DIR", c->runtime_dir, 1);
+		setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 0);
+		setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
+		setenv("XDG_DATA_DIRS", UDA_BENCH_DATA_DIR ":/usr/local/share:/usr/share", 1);
+		unsetenv("LD_PRELOAD");
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		char size[32];
+		snprintf(size, sizeof(size), "%ux%u", OUTPUT_WIDTH, OUTPUT_HEIGHT);
+		execl(UDA_BENCH_COMPOSITOR, UDA_BENCH_COMPOSITOR, "--socket", "wayland-bench", "--save", "none", "--quiet",
+		      "--size", size, (char *)NULL);
+		_exit(127);
+	}
+	for (int tenths = 0; c->pid > 0 && tenths < 200; tenths++) {
+		struct stat st;
+		if (stat(c->socket, &st) == 0)
+			return true;
+		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
+			c->pid = -1;
+			return false;
+		}
+		usleep(100000);
+	}
+	return false;
+}
+
+static void uda_compositor_stop(struct uda_compositor *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGTERM);
+		waitpid(c->pid, NULL, 0);
+	}
+	c->pid = -1;
+	char path[192];
+	snprintf(path, sizeof(path), "%s.lock", c->socket);
+	unlink(path);
+	unlink(c->socket);
+	rmdir(c->runtime_dir);
+}
+
+/* ---- The runs (the parent) ------------------------------------------- */
+
+struct sample {
+	uint64_t wall_ns, latency_ns, compositor_ns;
+	unsigned frames;
+};
+
+static bool run_round(const char *self, const char *socket, pid_t compositor, unsigned frames, struct sample *out)
+{
+	int pipe_fds[2];
+	if (pipe(pipe_fds) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pipe_fds[1], STDOUT_FILENO);
+		close(pipe_fds[0]);
+		/* uda's Wayland platform: the build tree's host, unless the
+		 * environment names another. */
+		const char *host = getenv("UDA_BENCH_EGL_HOST");
+		setenv("LD_PRELOAD", host ? host : UDA_BENCH_EGL_HOST, 1);
+		setenv("UDA_EGL_WAYLAND", "1", 1);
+		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_BENCH_EGL_WAYLAND_MANIFEST, 0);
+		setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 0);
+		setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
+		char frames_arg[16];
+		snprintf(frames_arg, sizeof(frames_arg), "%u", frames);
+		execl(self, self, "--client", socket, frames_arg, (char *)NULL);
+		_exit(127);
+	}
+	close(pipe_fds[1]);
+	/* The compositor's CPU time from the client's start to its end:
+	 * the warm-up frames too, divided among the measured ones. */
+	const unsigned long long before = process_cpu_ns(compositor);
+	char line[128] = "";
+	FILE *from = fdopen(pipe_fds[0], "r");
+	bool read = from && fgets(line, sizeof(line), from);
+	if (from)
+		fclose(from);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	const unsigned long long after = process_cpu_ns(compositor);
+	unsigned long long wall = 0, latency = 0;
+	if (!read || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    sscanf(line, "%u %llu %llu", &out->frames, &wall, &latency) != 3 || out->frames == 0)
+		return false;
+	out->wall_ns = wall;
+	out->latency_ns = latency;
+	out->compositor_ns = (after - before) * frames / (frames + 10);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "--client") == 0)
+		return run_client(argv[2], (unsigned)atoi(argv[3]));
+	const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	if (argc > 1 && !quick) {
+		printf("usage: uda-bench-compositor [--quick]\n");
+		return 2;
+	}
+	struct weston_launcher weston;
+	struct uda_compositor uda = {.pid = -1};
+	if (!weston_launcher_start(&weston, false, OUTPUT_WIDTH, OUTPUT_HEIGHT) || !uda_compositor_start(&uda)) {
+		fprintf(stderr, "uda-bench-compositor: %s did not start\n", weston.pid > 0 ? "uda-compositor" : "Weston");
+		weston_launcher_stop(&weston);
+		uda_compositor_stop(&uda);
+		return 1;
+	}
+	const unsigned rounds = quick ? 1 : 5, frames = quick ? 5 : 120;
+	printf("%ux%u RGBA8 window on uda's EGL platform, one frame per repaint (60 Hz), %u frames, median of %u "
+	       "rounds\n\n",
+	       WIDTH, HEIGHT, frames, rounds);
+	uint64_t cpu[2][8], latency[2][8], wall[2][8];
+	int status = 0;
+	for (unsigned r = 0; r < rounds && status == 0; r++) {
+		for (int i = 0; i < 2; i++) {
+			/* Alternate which goes first, so drift favours neither. */
+			const int which = (r % 2) ? 1 - i : i; /* 0: Weston, 1: uda-compositor */
+			struct sample s;
+			if (!run_round(argv[0], which ? uda.socket : weston.socket, which ? uda.pid : weston.pid, frames, &s)) {
+				fprintf(stderr, "uda-bench-compositor: the client on %s failed\n",
+				        which ? "uda-compositor" : "Weston");
+				status = 1;
+				break;
+			}
+			cpu[which][r] = s.compositor_ns / s.frames;
+			latency[which][r] = s.latency_ns;
+			wall[which][r] = s.wall_ns / s.frames;
+		}
+	}
+	if (status == 0) {
+		const double weston_cpu = bench_median(cpu[0], rounds) / 1e6, uda_cpu = bench_median(cpu[1], rounds) / 1e6;
+		const double weston_latency = bench_median(latency[0], rounds) / 1e6,
+		             uda_latency = bench_median(latency[1], rounds) / 1e6;
+		printf("%-36s %14s %14s %7s\n", "", "Weston (GL)", "uda-compositor", "ratio");
+		printf("%-36s %11.2f ms %11.2f ms %6.2fx\n", "compositor CPU time per frame", weston_cpu, uda_cpu,
+		       uda_cpu / weston_cpu);
+		printf("%-36s %11.2f ms %11.2f ms %6.2fx\n", "client-to-screen latency (median)", weston_latency,
+		       uda_latency, uda_latency / weston_latency);
+		printf("%-36s %11.2f ms %11.2f ms %6.2fx\n", "client time per frame", bench_median(wall[0], rounds) / 1e6,
+		       bench_median(wall[1], rounds) / 1e6,
+		       (double)bench_median(wall[1], rounds) / (double)bench_median(wall[0], rounds));
+		printf("\nratio: uda-compositor / Weston (target <= 1.0x for the compositor's time per frame)\n");
+	}
+	weston_launcher_stop(&weston);
+	uda_compositor_stop(&uda);
+	return status;
+}
