@@ -34,7 +34,7 @@ static void buffer_resource_gone(struct wl_resource *resource)
 }
 
 struct client_buffer *client_buffer_create(struct compositor *compositor, struct wl_client *client, uint32_t id,
-                                           uda_allocation *allocation, const char **out_problem)
+                                           uda_allocation *allocation, const char *path, const char **out_problem)
 {
 	struct client_state *owner = client_state_get(client);
 	struct client_buffer *buffer = NULL;
@@ -49,6 +49,7 @@ struct client_buffer *client_buffer_create(struct compositor *compositor, struct
 	}
 	buffer->compositor = compositor;
 	buffer->allocation = allocation;
+	buffer->path = path;
 	buffer->image = renderer_image_create(compositor->renderer, allocation, out_problem);
 	buffer->resource = buffer->image ? wl_resource_create(client, &wl_buffer_interface, 1, id) : NULL;
 	if (!buffer->resource) {

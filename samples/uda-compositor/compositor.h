@@ -91,13 +91,14 @@ struct client_buffer {
 	uda_allocation *allocation;
 	struct renderer_image *image;
 	uint32_t width, height;
-	unsigned holds; /* surfaces showing it */
+	const char *path; /* how it came: "uda's protocol" or "linux-dmabuf" */
+	unsigned holds;   /* surfaces showing it */
 };
 /* A wl_buffer over `allocation` (taken: freed on failure too), with its
  * image made; NULL with *out_problem when the client holds too many or
  * the renderer refuses it (the caller answers the client). */
 struct client_buffer *client_buffer_create(struct compositor *compositor, struct wl_client *client, uint32_t id,
-                                           uda_allocation *allocation, const char **out_problem);
+                                           uda_allocation *allocation, const char *path, const char **out_problem);
 /* Our wl_buffer's, or NULL (a wl_shm buffer, or something else). */
 struct client_buffer *client_buffer_from_resource(struct wl_resource *resource);
 void client_buffer_hold(struct client_buffer *buffer);
@@ -138,6 +139,8 @@ struct surface {
 bool surface_global_create(struct compositor *compositor);
 struct surface *surface_from_resource(struct wl_resource *resource);
 struct renderer_image *surface_image(const struct surface *surface);
+/* How the content came, for the log: zero-copy or copied. */
+const char *surface_content_path(const struct surface *surface);
 /* The role maps and unmaps the window. */
 void surface_map(struct surface *surface);
 void surface_unmap(struct surface *surface);

@@ -94,7 +94,7 @@ static struct client_buffer *import(struct wl_client *client, struct wl_resource
 	}
 	struct client_buffer *buffer = NULL;
 	if (result == UDA_SUCCESS)
-		buffer = client_buffer_create(compositor, client, id, allocation, &problem);
+		buffer = client_buffer_create(compositor, client, id, allocation, "linux-dmabuf", &problem);
 	else
 		problem = uda_context_get_error(compositor->ctx);
 	if (!buffer) {

@@ -315,6 +315,13 @@ struct renderer_image *surface_image(const struct surface *surface)
 	return surface->current ? surface->current->image : surface->shm_image;
 }
 
+const char *surface_content_path(const struct surface *surface)
+{
+	if (!surface->has_content)
+		return "nothing";
+	return surface->current ? surface->current->path : "wl_shm";
+}
+
 void surface_map(struct surface *surface)
 {
 	if (surface->mapped)

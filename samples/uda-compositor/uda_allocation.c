@@ -72,7 +72,7 @@ static void create_buffer(struct wl_client *client, struct wl_resource *resource
 		return;
 	}
 	const char *problem = NULL;
-	if (!client_buffer_create(compositor, client, id, allocation, &problem))
+	if (!client_buffer_create(compositor, client, id, allocation, "uda's protocol", &problem))
 		wl_resource_post_error(resource, UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_FD, "%s", problem);
 }
 

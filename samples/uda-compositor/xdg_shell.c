@@ -324,8 +324,9 @@ static void surface_committed(struct wl_listener *listener, void *data)
 	}
 	if (surface->has_content && !surface->mapped) {
 		surface_map(surface);
-		printf("uda-compositor: window mapped: %s (%s), %ux%u\n", xdg->title[0] ? xdg->title : "untitled",
-		       xdg->app_id[0] ? xdg->app_id : "no app_id", surface->width, surface->height);
+		printf("uda-compositor: window mapped: %s (%s), %ux%u, buffers through %s (%s)\n",
+		       xdg->title[0] ? xdg->title : "untitled", xdg->app_id[0] ? xdg->app_id : "no app_id", surface->width,
+		       surface->height, surface_content_path(surface), surface->current ? "zero-copy" : "copied");
 		fflush(stdout);
 	} else if (!surface->has_content && surface->mapped) {
 		/* A null buffer unmaps; the next map starts over with a configure. */
