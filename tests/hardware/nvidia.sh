@@ -209,6 +209,28 @@ if [[ -n $source_dir && ! -e $source_dir ]]; then
 	mkdir -p "$(dirname "$source_dir")"
 	ln -s "$root" "$source_dir"
 fi
+# uda-compositor on the GPU (paths compiled in are the building
+# machine's: the link above makes them lead here). Its Vulkan device has a
+# DRM node and imports DMA-BUFs, so linux-dmabuf version 4 is offered with
+# uda's feedback: the demo, then uda-client with uda's protocol switched
+# off, so that its frames take the DMA-BUF path end to end (the path no
+# CPU machine can run), then the benchmark against Weston.
+if command -v weston >/dev/null; then
+	demo_runtime=$(mktemp -d /tmp/uda-hw-demo.XXXXXX)
+	XDG_RUNTIME_DIR=$demo_runtime EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		step uda-demo "$build"/samples/uda-demo --output "$out/uda-demo"
+	XDG_RUNTIME_DIR=$demo_runtime EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest \
+		step uda-compositor-linux-dmabuf tests/hardware/compositor_dmabuf.sh "$build" "$out/uda-demo"
+	UDA_BENCH_EGL_HOST=$root/$build/egl-external-platform/libuda-egl-host.so \
+		EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES=$wayland_manifest step uda-bench-compositor \
+		"$build"/tests/bench/uda-bench-compositor
+	grep -hE "window mapped|linux-dmabuf|Wayland: .* frames go|ratio|per frame|latency" \
+		"$logs"/uda-demo.log "$logs"/uda-compositor-linux-dmabuf.log "$logs"/uda-bench-compositor.log |
+		sed 's/^/   /' >>"$summary"
+	rm -rf "$demo_runtime"
+fi
 step_timeout=240 step ctest env -u UDA_BACKEND_PATH -u UDA_BACKEND_NO_DEFAULT_PATHS \
 	-u UDA_TEST_BACKEND_MANIFEST_DIR -u UDA_TEST_LAYER_DATA_DIR -u UDA_TEST_EGL_PLATFORM_MANIFEST \
 	-u EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u __EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES -u XDG_DATA_DIRS \
