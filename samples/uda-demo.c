@@ -28,6 +28,7 @@ struct demo {
 	const char *size, *output;
 	unsigned frames;
 	bool uda_client_only;
+	bool simple_egl_on_mesa; /* weston-simple-egl on libEGL's own platform */
 	char folder[PATH_MAX];  /* where this program is, and its siblings */
 	char runtime[PATH_MAX]; /* the private XDG_RUNTIME_DIR */
 	char host[PATH_MAX];    /* libuda-egl-host, for weston-simple-egl */
@@ -40,6 +41,7 @@ struct demo {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: uda-demo [--frames N] [--size WIDTHxHEIGHT] [--output DIR] [--uda-client-only]\n"
+	           "                [--simple-egl-on-mesa]\n"
 	           "\n"
 	           "Runs uda-compositor, a Wayland compositor on uda, with uda-client (a\n"
 	           "WIDTHxHEIGHT GLES window on uda's EGL platform, default 256x192) and, where\n"
@@ -47,7 +49,9 @@ static void usage(FILE *f)
 	           "(the latter on uda's platform too), side by side in one picture. Once\n"
 	           "every window is on the output, the compositor composites N frames\n"
 	           "(default 8) and writes the first, middle and last as PNG files into DIR\n"
-	           "(default ./uda-demo-output).\n");
+	           "(default ./uda-demo-output). --simple-egl-on-mesa leaves weston-simple-egl\n"
+	           "on libEGL's own Wayland platform (a build with sanitizers cannot preload\n"
+	           "the host into it).\n");
 }
 
 /* The folder this program is in: its siblings are run from there. */
@@ -109,7 +113,7 @@ static void start_next_client(struct demo *d)
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", d->host);
 	/* weston-simple-egl, unmodified, on uda's platform. */
 	const char *uda_platform[] = {"UDA_EGL_WAYLAND=1", preload, NULL};
-	const bool is_egl = strcmp(argv[0], "weston-simple-egl") == 0;
+	const bool is_egl = strcmp(argv[0], "weston-simple-egl") == 0 && !d->simple_egl_on_mesa;
 	d->client_pids[d->started++] = start(argv, -1, is_egl ? uda_platform : NULL);
 }
 
@@ -149,8 +153,19 @@ static void follow(struct demo *d, int fd)
 		int ready = poll(&entry, 1, 1000);
 		if (ready < 0 && errno != EINTR)
 			return;
-		if (ready <= 0)
+		if (ready <= 0) {
+			/* A client that died before its window came waits for nothing. */
+			int status;
+			const unsigned last = d->started - 1;
+			if (d->started && d->mapped <= last && d->client_pids[last] > 0 &&
+			    waitpid(d->client_pids[last], &status, WNOHANG) == d->client_pids[last]) {
+				fprintf(stderr, "uda-demo: %s exited (%d) before its window was on the output\n",
+				        d->clients[last][0], exit_status(status));
+				d->client_pids[last] = -1;
+				return;
+			}
 			continue;
+		}
 		ssize_t got = read(fd, buffer + used, sizeof(buffer) - 1 - used);
 		if (got <= 0)
 			return;
@@ -237,10 +252,11 @@ int main(int argc, char **argv)
 	static const struct option long_options[] = {
 		{"frames", required_argument, NULL, 'n'}, {"size", required_argument, NULL, 'z'},
 		{"output", required_argument, NULL, 'o'}, {"uda-client-only", no_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"simple-egl-on-mesa", no_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int option;
-	while ((option = getopt_long(argc, argv, "n:z:o:uh", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "n:z:o:umh", long_options, NULL)) != -1) {
 		switch (option) {
 		case 'n':
 			d.frames = (unsigned)strtoul(optarg, NULL, 10);
@@ -253,6 +269,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			d.uda_client_only = true;
+			break;
+		case 'm':
+			d.simple_egl_on_mesa = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -28,7 +28,8 @@ static void buffer_resource_gone(struct wl_resource *resource)
 	struct client_buffer *buffer = wl_resource_get_user_data(resource);
 	buffer->resource = NULL;
 	if (buffer->owner)
-		buffer->owner->buffers--;
+		client_state_count(buffer->owner, &buffer->owner->buffers, -1);
+	buffer->owner = NULL;
 	if (!buffer->holds)
 		free_buffer(buffer);
 }
@@ -64,7 +65,7 @@ struct client_buffer *client_buffer_create(struct compositor *compositor, struct
 	buffer->height = metadata.height;
 	buffer->owner = owner;
 	if (owner)
-		owner->buffers++;
+		client_state_count(owner, &owner->buffers, +1);
 	wl_resource_set_implementation(buffer->resource, &buffer_impl, buffer, buffer_resource_gone);
 	return buffer;
 }

@@ -6,13 +6,22 @@
 
 #include "compositor.h"
 
+/* libwayland tells a client's destroy listeners before it destroys the
+ * client's objects: the state goes with the last of them. */
+static void free_if_unused(struct client_state *state)
+{
+	if (state->gone && !state->surfaces && !state->buffers)
+		free(state);
+}
+
 static void client_gone(struct wl_listener *listener, void *data)
 {
 	(void)data;
 	struct client_state *state = wl_container_of(listener, state, destroy);
 	struct compositor *compositor = state->compositor;
 	wl_list_remove(&state->destroy.link);
-	free(state);
+	state->gone = true;
+	free_if_unused(state);
 	compositor->clients--;
 	/* --frames was reached and the last client left: done. */
 	if (compositor->finished && compositor->clients == 0)
@@ -46,4 +55,12 @@ struct client_state *client_state_get(struct wl_client *client)
 	struct wl_listener *listener = wl_client_get_destroy_listener(client, client_gone);
 	struct client_state *state;
 	return listener ? wl_container_of(listener, state, destroy) : NULL;
+}
+
+void client_state_count(struct client_state *state, unsigned *counter, int change)
+{
+	if (!state)
+		return;
+	*counter = (unsigned)((int)*counter + change);
+	free_if_unused(state);
 }

@@ -51,6 +51,7 @@ struct compositor {
 	struct compositor_options options;
 	struct wl_display *display;
 	struct wl_event_loop *loop;
+	struct wl_event_source *stop_sources[2]; /* SIGINT, SIGTERM */
 	uda_context *ctx;
 	struct renderer *renderer;
 	uda_device *device; /* the renderer's */
@@ -78,10 +79,15 @@ struct client_state {
 	struct wl_listener destroy;
 	struct compositor *compositor;
 	unsigned surfaces, buffers;
+	bool gone; /* the client is; its objects are on their way */
 };
 bool clients_init(struct compositor *compositor);
-/* NULL only for a client the compositor never saw connect. */
+/* NULL only for a client the compositor never saw connect; valid while
+ * the client or one of its surfaces or buffers lives. */
 struct client_state *client_state_get(struct wl_client *client);
+/* `counter` (&state->surfaces or &state->buffers) changed by `change`;
+ * accepts a NULL state. */
+void client_state_count(struct client_state *state, unsigned *counter, int change);
 
 /* ---- buffer.c: the wl_buffers of uda allocations ---- */
 struct client_buffer {

@@ -186,8 +186,8 @@ static bool start(struct compositor *compositor)
 		fprintf(stderr, "uda-compositor: cannot create its globals\n");
 		return false;
 	}
-	wl_event_loop_add_signal(compositor->loop, SIGINT, stop_signal, compositor);
-	wl_event_loop_add_signal(compositor->loop, SIGTERM, stop_signal, compositor);
+	compositor->stop_sources[0] = wl_event_loop_add_signal(compositor->loop, SIGINT, stop_signal, compositor);
+	compositor->stop_sources[1] = wl_event_loop_add_signal(compositor->loop, SIGTERM, stop_signal, compositor);
 	const char *name = compositor->options.socket_name;
 	if (name ? wl_display_add_socket(compositor->display, name) != 0
 	         : !(name = wl_display_add_socket_auto(compositor->display))) {
@@ -205,6 +205,10 @@ static void finish(struct compositor *compositor)
 	if (compositor->display) {
 		wl_display_destroy_clients(compositor->display);
 		output_finish(compositor);
+		for (unsigned i = 0; i < 2; i++) {
+			if (compositor->stop_sources[i])
+				wl_event_source_remove(compositor->stop_sources[i]);
+		}
 		wl_display_destroy(compositor->display);
 	}
 	uda_wayland_feedback_destroy(compositor->feedback);

@@ -248,7 +248,7 @@ static void surface_gone(struct wl_resource *resource)
 	uda_allocation_destroy(surface->shm_copy);
 	wl_list_remove(&surface->link);
 	if (surface->owner)
-		surface->owner->surfaces--;
+		client_state_count(surface->owner, &surface->owner->surfaces, -1);
 	free(surface);
 }
 
@@ -271,7 +271,7 @@ static void create_surface(struct wl_client *client, struct wl_resource *resourc
 	surface->compositor = wl_resource_get_user_data(resource);
 	surface->owner = owner;
 	if (owner)
-		owner->surfaces++;
+		client_state_count(owner, &owner->surfaces, +1);
 	wl_list_init(&surface->pending.callbacks);
 	wl_list_init(&surface->frame_callbacks);
 	wl_list_init(&surface->window_link);

@@ -14,8 +14,10 @@ modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed
 "$compositor" --socket $WAYLAND_DISPLAY --output "$work" --save none >"$work/compositor.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -S $work/$WAYLAND_DISPLAY ]] && break; sleep 0.1; done
+# The bad clients leave their proxies behind on purpose (they stop at the
+# compositor's answer): their leaks are theirs, not the compositor's.
 for mode in "${modes[@]}"; do
-	timeout 60 "$bad" "$mode" || { echo "the misbehaving client ($mode) did not get the answer it should"; cat "$work/compositor.log"; exit 1; }
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 "$bad" "$mode" || { echo "the misbehaving client ($mode) did not get the answer it should"; cat "$work/compositor.log"; exit 1; }
 	kill -0 $pid 2>/dev/null || { echo "the compositor died after: $mode"; cat "$work/compositor.log"; exit 1; }
 done
 timeout 60 "$client" --frames 3 --size 64x48 || { echo "the good client failed"; cat "$work/compositor.log"; exit 1; }
