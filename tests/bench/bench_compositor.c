@@ -27,10 +27,10 @@
 #include <wayland-egl.h>
 
 #include "bench_timing.h"
+#include "bench_window.h"
 #include "bench_workload.h"
 #include "process_cpu.h"
 #include "weston_launcher.h"
-#include "xdg-shell-client-protocol.h"
 
 #define WIDTH BENCH_WIDTH
 #define HEIGHT BENCH_HEIGHT
@@ -39,38 +39,6 @@
 #define MAX_FRAMES 512
 
 /* ---- The client (a child process) ------------------------------------ */
-
-struct client {
-	struct wl_compositor *compositor;
-	struct xdg_wm_base *wm_base;
-	bool configured;
-};
-
-static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version)
-{
-	struct client *c = data;
-	if (strcmp(interface, wl_compositor_interface.name) == 0)
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, version < 4 ? version : 4);
-	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-}
-
-static void global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-	(void)data;
-	(void)registry;
-	(void)name;
-}
-
-static const struct wl_registry_listener registry_listener = {global, global_remove};
-
-static void configure(void *data, struct xdg_surface *surface, uint32_t serial)
-{
-	xdg_surface_ack_configure(surface, serial);
-	((struct client *)data)->configured = true;
-}
-
-static const struct xdg_surface_listener surface_listener = {configure};
 
 static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 {
@@ -86,35 +54,13 @@ static const struct wl_callback_listener frame_listener = {frame_done};
  * compositor, and the compositor frees what a client leaves). */
 static int run_client(const char *socket, unsigned frames)
 {
-	struct client c = {0};
-	struct wl_display *display = wl_display_connect(socket);
-	if (!display || frames == 0 || frames > MAX_FRAMES)
+	struct bench_window w;
+	if (frames == 0 || frames > MAX_FRAMES || !bench_window_open(&w, socket, WIDTH, HEIGHT, true))
 		return 1;
-	struct wl_registry *registry = wl_display_get_registry(display);
-	wl_registry_add_listener(registry, &registry_listener, &c);
-	wl_display_roundtrip(display);
-	if (!c.compositor || !c.wm_base)
-		return 1;
-	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c.wm_base, surface);
-	xdg_surface_add_listener(xdg, &surface_listener, &c);
-	xdg_surface_get_toplevel(xdg);
-	wl_surface_commit(surface);
-	while (!c.configured && wl_display_dispatch(display) >= 0) {
-	}
-	struct wl_egl_window *native = wl_egl_window_create(surface, WIDTH, HEIGHT);
-	EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, display, NULL);
-	EGLConfig config;
-	EGLint count = 0;
-	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
-	                          EGL_ALPHA_SIZE, 8, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE};
-	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-	if (!eglInitialize(dpy, NULL, NULL) || !eglChooseConfig(dpy, attribs, &config, 1, &count) || count < 1)
-		return 1;
-	EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
-	EGLSurface window = eglCreateWindowSurface(dpy, config, (EGLNativeWindowType)native, NULL);
-	if (context == EGL_NO_CONTEXT || window == EGL_NO_SURFACE || !eglMakeCurrent(dpy, window, window, context))
-		return 1;
+	struct wl_display *display = w.display;
+	struct wl_surface *surface = w.surface;
+	EGLDisplay dpy = w.egl;
+	EGLSurface window = w.egl_surface;
 	/* The pacing is this loop's: one frame, then its frame callback. */
 	eglSwapInterval(dpy, 0);
 	struct bench_workload workload;

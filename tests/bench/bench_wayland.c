@@ -23,47 +23,14 @@
 #include <wayland-egl.h>
 
 #include "bench_timing.h"
+#include "bench_window.h"
 #include "bench_workload.h"
 #include "weston_launcher.h"
-#include "xdg-shell-client-protocol.h"
 
 #define WIDTH BENCH_WIDTH
 #define HEIGHT BENCH_HEIGHT
 
 /* ---- The client (a child process) ------------------------------------ */
-
-struct client {
-	struct wl_display *display;
-	struct wl_compositor *compositor;
-	struct xdg_wm_base *wm_base;
-	bool configured;
-};
-
-static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version)
-{
-	struct client *c = data;
-	if (strcmp(interface, wl_compositor_interface.name) == 0)
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, version < 4 ? version : 4);
-	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-}
-
-static void global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-	(void)data;
-	(void)registry;
-	(void)name;
-}
-
-static const struct wl_registry_listener registry_listener = {global, global_remove};
-
-static void configure(void *data, struct xdg_surface *surface, uint32_t serial)
-{
-	xdg_surface_ack_configure(surface, serial);
-	((struct client *)data)->configured = true;
-}
-
-static const struct xdg_surface_listener surface_listener = {configure};
 
 static uint64_t cpu_ns(void)
 {
@@ -75,35 +42,11 @@ static uint64_t cpu_ns(void)
 /* Prints "frames wall_ns cpu_ns" for `frames` frames after a warm-up. */
 static int run_client(const char *socket, unsigned quads, unsigned frames)
 {
-	struct client c = {0};
-	c.display = wl_display_connect(socket);
-	if (!c.display)
+	struct bench_window w;
+	if (!bench_window_open(&w, socket, WIDTH, HEIGHT, false))
 		return 1;
-	struct wl_registry *registry = wl_display_get_registry(c.display);
-	wl_registry_add_listener(registry, &registry_listener, &c);
-	wl_display_roundtrip(c.display);
-	if (!c.compositor || !c.wm_base)
-		return 1;
-	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c.wm_base, surface);
-	xdg_surface_add_listener(xdg, &surface_listener, &c);
-	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
-	wl_surface_commit(surface);
-	while (!c.configured && wl_display_dispatch(c.display) >= 0) {
-	}
-	struct wl_egl_window *native = wl_egl_window_create(surface, WIDTH, HEIGHT);
-	EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_WAYLAND_KHR, c.display, NULL);
-	EGLConfig config;
-	EGLint count = 0;
-	const EGLint attribs[] = {EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
-	                          EGL_ALPHA_SIZE, 0, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE};
-	const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-	if (!eglInitialize(dpy, NULL, NULL) || !eglChooseConfig(dpy, attribs, &config, 1, &count) || count < 1)
-		return 1;
-	EGLContext context = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
-	EGLSurface window = eglCreateWindowSurface(dpy, config, (EGLNativeWindowType)native, NULL);
-	if (context == EGL_NO_CONTEXT || window == EGL_NO_SURFACE || !eglMakeCurrent(dpy, window, window, context))
-		return 1;
+	EGLDisplay dpy = w.egl;
+	EGLSurface window = w.egl_surface;
 	eglSwapInterval(dpy, 0);
 	struct bench_workload workload;
 	if (!bench_workload_init(&workload))
@@ -121,18 +64,7 @@ static int run_client(const char *socket, unsigned quads, unsigned frames)
 	glFinish();
 	printf("%u %llu %llu\n", frames, (unsigned long long)(bench_now_ns() - wall0),
 	       (unsigned long long)(cpu_ns() - cpu0));
-	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	eglDestroySurface(dpy, window);
-	eglDestroyContext(dpy, context);
-	eglTerminate(dpy);
-	wl_egl_window_destroy(native);
-	xdg_toplevel_destroy(toplevel);
-	xdg_surface_destroy(xdg);
-	wl_surface_destroy(surface);
-	xdg_wm_base_destroy(c.wm_base);
-	wl_compositor_destroy(c.compositor);
-	wl_registry_destroy(registry);
-	wl_display_disconnect(c.display);
+	bench_window_close(&w);
 	return 0;
 }
 
