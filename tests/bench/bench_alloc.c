@@ -552,6 +552,9 @@ int main(int argc, char **argv)
 		       alloc_raw, alloc_uda / alloc_raw, "<= 1.1x", alloc_uda / alloc_raw <= 1.1 ? "PASS" : "MISS");
 		printf("%-44s %12.1f %12.1f %8.1fx %8s %s\n", "Vulkan->GL frame hand-off (vs copy path)", zero, copy,
 		       copy / zero, ">= 5x", copy / zero >= 5.0 ? "PASS" : "MISS");
+		bench_result("uda-bench-alloc", "allocate+export+import, uda / raw Vulkan+GL", alloc_uda / alloc_raw, "x",
+		             true, 1.1);
+		bench_result("uda-bench-alloc", "Vulkan->GL hand-off, copy path / uda", copy / zero, "x", false, 5.0);
 		printf("\nbytes copied by the CPU per frame: uda 0 (GL samples the Vulkan memory), copy path %zu "
 		       "(glTexSubImage2D from the staging buffer)\n",
 		       FRAME_BYTES);

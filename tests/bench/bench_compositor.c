@@ -248,6 +248,10 @@ int main(int argc, char **argv)
 		printf("%-36s %11.2f ms %11.2f ms %6.2fx\n", "client time per frame", bench_median(wall[0], rounds) / 1e6,
 		       bench_median(wall[1], rounds) / 1e6,
 		       (double)bench_median(wall[1], rounds) / (double)bench_median(wall[0], rounds));
+		bench_result("uda-bench-compositor", "compositor CPU time per frame, uda-compositor / Weston",
+		             uda_cpu / weston_cpu, "x", true, 1.0);
+		bench_result("uda-bench-compositor", "client-to-screen latency, uda-compositor / Weston",
+		             uda_latency / weston_latency, "x", false, 0);
 		printf("\nratio: uda-compositor / Weston (target <= 1.0x for the compositor's time per frame)\n");
 	}
 	weston_launcher_stop(&weston);

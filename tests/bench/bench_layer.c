@@ -282,6 +282,8 @@ int main(int argc, char **argv)
 		       "<= 1.01x", pl / pw <= 1.01 ? "PASS" : "MISS");
 		printf("%-52s %12.1f %12.1f %7.3fx %8s %s\n", "import a uda allocation (vs raw opaque-fd import)", il, ir,
 		       il / ir, "<= 1.05x", il / ir <= 1.05 ? "PASS" : "MISS");
+		bench_result("uda-bench-layer", "non-intercepted calls, layer / no layer", pl / pw, "x", true, 1.01);
+		bench_result("uda-bench-layer", "import, layer / raw opaque-fd import", il / ir, "x", true, 1.05);
 	}
 	uda_allocation_destroy(allocation);
 	uda_context_destroy(ctx);

@@ -881,6 +881,12 @@ int main(int argc, char **argv)
 		}
 		printf("%-10s %12.3f %14.3f %10.1fx %9u %11u  %s\n", label, uda_us, naive_us, ratio, uda_count,
 		       naive_count, target);
+		if (sizes[s].a == 16 && sizes[s].b == 8)
+			bench_result("uda-bench-negotiate", "16x8 sets, uda's time", uda_us, " us", true, 2.0);
+		else if (sizes[s].a == 1024 && sizes[s].b == 1024) {
+			bench_result("uda-bench-negotiate", "1024x1024 sets, uda's time", uda_us, " us", true, 1000.0);
+			bench_result("uda-bench-negotiate", "1024x1024 sets, naive / uda", ratio, "x", false, 100.0);
+		}
 		fflush(stdout);
 		case_free(&bc);
 	}

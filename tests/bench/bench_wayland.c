@@ -173,6 +173,9 @@ int main(int argc, char **argv)
 		       1000.0 / mesa_ms, 1000.0 / uda_ms, uda_ms / mesa_ms, bench_median(cpu[0], rounds) / 1e6,
 		       bench_median(cpu[1], rounds) / 1e6, bench_median(weston_cpu[0], rounds) / 1e6,
 		       bench_median(weston_cpu[1], rounds) / 1e6);
+		bench_result("uda-bench-wayland", workloads[w].quads ? "heavy frames on Weston, uda / Mesa's platform"
+		                                                     : "light frames on Weston, uda / Mesa's platform",
+		             uda_ms / mesa_ms, "x", true, 1.0);
 	}
 	if (status == 0)
 		printf("\nratio: uda's time per frame / Mesa's (target <= 1.0x); both frames reached Weston\n");
