@@ -5,10 +5,14 @@
 # environment only. Nothing is installed and the system's Mesa stays what
 # every other test runs on.
 #
-#   scripts/newer-mesa.sh test    ctest in build/ on that Mesa
-#   scripts/newer-mesa.sh bench   uda-bench-egl on that Mesa, then on the
-#                                 system's, then on the system's with
-#                                 llvmpipe's linear rasterizer off
+#   scripts/newer-mesa.sh test        ctest in build/ on that Mesa
+#   scripts/newer-mesa.sh bench [--record]
+#                                     scripts/bench.sh on that Mesa (every
+#                                     benchmark; --record into
+#                                     docs/performance.md)
+#   scripts/newer-mesa.sh bench-egl   uda-bench-egl on that Mesa, then on
+#                                     the system's, then on the system's
+#                                     with llvmpipe's linear rasterizer off
 #
 # Why a second Mesa: drivers differ in what uda must ask rather than
 # assume (docs/drivers.md). Mesa 22.3's GLES stores no GL_BGRA8_EXT
@@ -28,9 +32,9 @@ set -euo pipefail
 
 mode=${1:-}
 case "$mode" in
-test | bench) ;;
+test | bench | bench-egl) ;;
 *)
-	echo "usage: $0 test|bench" >&2
+	echo "usage: $0 test|bench [--record]|bench-egl" >&2
 	exit 2
 	;;
 esac
@@ -99,6 +103,12 @@ fi
 if [[ $mode == test ]]; then
 	cd build
 	with_newer_mesa ctest -j "$(nproc)" --output-on-failure
+	exit
+fi
+
+if [[ $mode == bench ]]; then
+	shift
+	with_newer_mesa scripts/bench.sh "$@"
 	exit
 fi
 
