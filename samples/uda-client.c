@@ -13,6 +13,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -273,6 +274,26 @@ static void draw(uint32_t frame, uint32_t width, uint32_t height)
 	glDisable(GL_SCISSOR_TEST);
 }
 
+/* Descriptors of buffer memory (memfds, DMA-BUFs) this process holds:
+ * a window's buffers, whatever the platform made them of. */
+static unsigned memory_descriptors(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	unsigned count = 0;
+	for (struct dirent *entry; dir && (entry = readdir(dir));) {
+		char target[128];
+		ssize_t length = readlinkat(dirfd(dir), entry->d_name, target, sizeof(target) - 1);
+		if (length <= 0)
+			continue;
+		target[length] = '\0';
+		count += strncmp(target, "/memfd:", 7) == 0 || strncmp(target, "/dmabuf:", 8) == 0 ||
+		         strcmp(target, "anon_inode:dmabuf") == 0;
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
 /* A compositor that went away may come back (restarted): wait up to 10 s
  * for one that takes a new window. */
 static bool reconnect(struct client *c)
@@ -294,7 +315,7 @@ static int run(struct client *c)
 	printf("uda-client: a %ux%u window on %s, EGL from %s\n", c->width, c->height,
 	       c->display_name ? c->display_name : getenv("WAYLAND_DISPLAY"), eglQueryString(c->window.egl, EGL_VENDOR));
 	fflush(stdout);
-	unsigned reconnects = 0;
+	unsigned reconnects = 0, memory_before_reconnect = 0;
 	uint32_t frame = 1;
 	for (; !stopping && !c->window.closed && (c->frames == 0 || frame <= c->frames); frame++) {
 		draw(frame, c->width, c->height);
@@ -304,14 +325,22 @@ static int run(struct client *c)
 		/* The compositor is gone (or broke the connection). */
 		if (stopping)
 			break;
+		const unsigned before = memory_descriptors();
 		if (reconnects++ == c->reconnects || !reconnect(c)) {
 			fprintf(stderr, "uda-client: the compositor is gone (EGL 0x%x)\n", eglGetError());
 			window_destroy(&c->window);
 			return 1;
 		}
+		memory_before_reconnect = before;
 		printf("uda-client: reconnected and negotiated anew at frame %u\n", frame);
 		fflush(stdout);
+		frame--; /* that frame again, on the new window */
 	}
+	/* The new window's buffers replace the old window's, which went with
+	 * it: as many once it is in its stride, none held for the dead one. */
+	if (reconnects)
+		printf("uda-client: buffer memory: %u descriptors before the compositor went, %u at the end\n",
+		       memory_before_reconnect, memory_descriptors());
 	printf("uda-client: %u frames rendered and handed over\n", frame - 1);
 	window_destroy(&c->window);
 	return 0;

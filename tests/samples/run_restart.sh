@@ -2,7 +2,8 @@
 # ctest: the compositor goes away after 3 frames (as a crash or restart
 # would); a new one starts on the same socket; uda-client, an ordinary
 # Wayland EGL client, reconnects, makes its window again and delivers the
-# rest of its frames, its picture going on where it was.
+# rest of its frames, its picture going on where it was, with as much
+# buffer memory as before: what the dead compositor held came back.
 #   run_restart.sh COMPOSITOR CLIENT
 set -uo pipefail
 compositor=$1 client=$2
@@ -25,6 +26,10 @@ second_status=$?
 cat "$work/first.log" "$work/client.log" "$work/second.log"
 [[ $client_status == 0 && $second_status == 0 ]] || { echo "client $client_status, second compositor $second_status"; exit 1; }
 grep -q "reconnected and negotiated anew" "$work/client.log" || { echo "the client did not reconnect"; exit 1; }
+# The old window's buffers went with it: as many memory descriptors with
+# the new window as with the old, none held for the dead compositor.
+grep -Eq "buffer memory: ([1-9][0-9]*) descriptors before the compositor went, \1 at the end" \
+	"$work/client.log" || { echo "the client's buffer memory did not come back whole"; exit 1; }
 grep -q "window mapped: uda-client" "$work/second.log" && grep -q "^frame " "$work/second.log" ||
 	{ echo "the second compositor saw no frame"; exit 1; }
 echo "the client survived the compositor's restart"
