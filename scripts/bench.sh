@@ -44,7 +44,8 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 cores=$(nproc)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | head -c 1)
+# The record itself does not count as a change to what was measured.
+dirty=$(git status --porcelain --untracked-files=no -- . ':!docs/performance.md' 2>/dev/null | head -c 1)
 started=$(date -u +%Y-%m-%d)
 
 benchmarks=(uda-bench-negotiate uda-bench-alloc uda-bench-layer uda-bench-transition uda-bench-egl
