@@ -220,6 +220,25 @@ static char *library_path_of(const char *manifest_path)
 	return path;
 }
 
+/* A module the manifest names by file name alone is the dynamic linker's
+ * to find (installed manifests name uda's platforms so, for NVIDIA's
+ * libEGL); where it finds none (a prefix whose folder ld.so.cache does not
+ * list yet, a package unpacked into a folder of its own), the folder this
+ * host was loaded from, where uda installs the platforms beside it. */
+static void *open_module(const char *path)
+{
+	void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	Dl_info self;
+	if (module || strchr(path, '/') || !dladdr((void *)open_module, &self) || !self.dli_fname)
+		return module;
+	const char *slash = strrchr(self.dli_fname, '/');
+	char beside[4096];
+	if (slash && snprintf(beside, sizeof(beside), "%.*s/%s", (int)(slash - self.dli_fname), self.dli_fname, path) <
+	                     (int)sizeof(beside))
+		module = dlopen(beside, RTLD_NOW | RTLD_LOCAL);
+	return module;
+}
+
 static void load_platform(const char *manifest_path)
 {
 	if (host.platform_count == MAX_PLATFORMS)
@@ -233,7 +252,7 @@ static void load_platform(const char *manifest_path)
 			return; /* listed twice */
 		}
 	}
-	void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *module = open_module(path);
 	PEGLEXTFNLOADEGLEXTERNALPLATFORM load =
 	        module ? (PEGLEXTFNLOADEGLEXTERNALPLATFORM)dlsym(module, "loadEGLExternalPlatform") : NULL;
 	struct host_platform *platform = &host.platforms[host.platform_count];
