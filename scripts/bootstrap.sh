@@ -12,8 +12,10 @@
 #                               installed: scripts/newer-mesa.sh), the
 #                               fuzzers for 30 s each, the
 #                               threaded tests under TSan, the core and
-#                               backend tests under valgrind, then ctest
-#                               again under ASan+UBSan
+#                               backend tests under valgrind, the Debian
+#                               packages built and tested installed
+#                               (scripts/package.sh), then ctest again
+#                               under ASan+UBSan
 #
 # Build folders: build/ (release with -Werror) and build-sanitize/.
 set -euo pipefail
@@ -66,6 +68,8 @@ if [[ $mode == test ]]; then
 	packages+=(clang libclang-rt-14-dev)
 	# scripts/valgrind.sh: the core and backend tests under memcheck.
 	packages+=(valgrind)
+	# scripts/package.sh: the Debian packages, checked and installed.
+	packages+=(dpkg-dev debhelper fakeroot lintian help2man)
 fi
 
 missing=()
@@ -121,6 +125,10 @@ scripts/tsan.sh 50 | tail -n 1
 
 echo "== valgrind (memcheck: core and backend tests)"
 scripts/valgrind.sh
+
+echo "== packages (dpkg-buildpackage, lintian, the symbols check; installed, tested, purged)"
+scripts/package.sh build
+scripts/package.sh test
 
 echo "== build (ASan+UBSan, -Werror)"
 configure_and_build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DUDA_SANITIZE=address,undefined
