@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include <wayland-egl.h>
@@ -274,24 +275,47 @@ static void draw(uint32_t frame, uint32_t width, uint32_t height)
 	glDisable(GL_SCISSOR_TEST);
 }
 
-/* Descriptors of buffer memory (memfds, DMA-BUFs) this process holds:
- * a window's buffers, whatever the platform made them of. */
-static unsigned memory_descriptors(void)
+#define MAX_MEMORY_FILES 64
+
+/* The files of buffer memory (memfds, DMA-BUFs) this process holds open,
+ * by inode: a window's buffers, whatever the platform made them of, and
+ * whatever the drivers keep of their own. */
+static unsigned memory_files(ino_t out[MAX_MEMORY_FILES])
 {
 	DIR *dir = opendir("/proc/self/fd");
 	unsigned count = 0;
-	for (struct dirent *entry; dir && (entry = readdir(dir));) {
+	for (struct dirent *entry; dir && (entry = readdir(dir)) && count < MAX_MEMORY_FILES;) {
 		char target[128];
+		struct stat st;
 		ssize_t length = readlinkat(dirfd(dir), entry->d_name, target, sizeof(target) - 1);
-		if (length <= 0)
+		if (length <= 0 || fstatat(dirfd(dir), entry->d_name, &st, 0) != 0)
 			continue;
 		target[length] = '\0';
-		count += strncmp(target, "/memfd:", 7) == 0 || strncmp(target, "/dmabuf:", 8) == 0 ||
-		         strcmp(target, "anon_inode:dmabuf") == 0;
+		if (strncmp(target, "/memfd:", 7) == 0 || strncmp(target, "/dmabuf:", 8) == 0 ||
+		    strcmp(target, "anon_inode:dmabuf") == 0) {
+			bool seen = false;
+			for (unsigned i = 0; i < count && !seen; i++)
+				seen = out[i] == st.st_ino;
+			if (!seen)
+				out[count++] = st.st_ino;
+		}
 	}
 	if (dir)
 		closedir(dir);
 	return count;
+}
+
+/* How many of `files` are still open. */
+static unsigned still_open(const ino_t *files, unsigned count)
+{
+	ino_t now[MAX_MEMORY_FILES];
+	const unsigned open_now = memory_files(now);
+	unsigned kept = 0;
+	for (unsigned i = 0; i < count; i++) {
+		for (unsigned j = 0; j < open_now; j++)
+			kept += files[i] == now[j];
+	}
+	return kept;
 }
 
 /* A compositor that went away may come back (restarted): wait up to 10 s
@@ -315,7 +339,8 @@ static int run(struct client *c)
 	printf("uda-client: a %ux%u window on %s, EGL from %s\n", c->width, c->height,
 	       c->display_name ? c->display_name : getenv("WAYLAND_DISPLAY"), eglQueryString(c->window.egl, EGL_VENDOR));
 	fflush(stdout);
-	unsigned reconnects = 0, memory_before_reconnect = 0;
+	unsigned reconnects = 0, old_count = 0;
+	ino_t old_files[MAX_MEMORY_FILES];
 	uint32_t frame = 1;
 	for (; !stopping && !c->window.closed && (c->frames == 0 || frame <= c->frames); frame++) {
 		draw(frame, c->width, c->height);
@@ -325,22 +350,22 @@ static int run(struct client *c)
 		/* The compositor is gone (or broke the connection). */
 		if (stopping)
 			break;
-		const unsigned before = memory_descriptors();
+		old_count = memory_files(old_files);
 		if (reconnects++ == c->reconnects || !reconnect(c)) {
 			fprintf(stderr, "uda-client: the compositor is gone (EGL 0x%x)\n", eglGetError());
 			window_destroy(&c->window);
 			return 1;
 		}
-		memory_before_reconnect = before;
 		printf("uda-client: reconnected and negotiated anew at frame %u\n", frame);
 		fflush(stdout);
 		frame--; /* that frame again, on the new window */
 	}
-	/* The new window's buffers replace the old window's, which went with
-	 * it: as many once it is in its stride, none held for the dead one. */
+	/* The old window's buffers went with it, whatever the dead compositor
+	 * held: none of the memory open when it went is open now. */
 	if (reconnects)
-		printf("uda-client: buffer memory: %u descriptors before the compositor went, %u at the end\n",
-		       memory_before_reconnect, memory_descriptors());
+		printf("uda-client: buffer memory: %u files open when the compositor went, %u of them still open at "
+		       "the end\n",
+		       old_count, still_open(old_files, old_count));
 	printf("uda-client: %u frames rendered and handed over\n", frame - 1);
 	window_destroy(&c->window);
 	return 0;
