@@ -1,0 +1,85 @@
+/* v4l2_formats.h: the table. Sources per pair in
+ * tests/backends/v4l2-fixtures/fourcc-map.md (kernel pixfmt docs,
+ * drm_fourcc.h, GStreamer's v4l2codecs and video-info-dma tables). */
+#include <drm_fourcc.h>
+#include <linux/videodev2.h>
+#include <stddef.h>
+
+#include "v4l2_formats.h"
+
+/* Raspberry Pi's column formats are downstream (not in mainline
+ * videodev2.h). */
+#ifndef V4L2_PIX_FMT_NV12_COL128
+#define V4L2_PIX_FMT_NV12_COL128 v4l2_fourcc('N', 'C', '1', '2')
+#endif
+#ifndef V4L2_PIX_FMT_NV12_10_COL128
+#define V4L2_PIX_FMT_NV12_10_COL128 v4l2_fourcc('N', 'C', '3', '0')
+#endif
+
+#define LINEAR DRM_FORMAT_MOD_LINEAR
+
+static const struct v4l2_format_map formats[] = {
+	/* Packed 4:2:2 */
+	{V4L2_PIX_FMT_YUYV, DRM_FORMAT_YUYV, LINEAR, 1, false},
+	{V4L2_PIX_FMT_UYVY, DRM_FORMAT_UYVY, LINEAR, 1, false},
+	{V4L2_PIX_FMT_YVYU, DRM_FORMAT_YVYU, LINEAR, 1, false},
+	{V4L2_PIX_FMT_VYUY, DRM_FORMAT_VYUY, LINEAR, 1, false},
+	/* Semi-planar and planar 4:2:0, one buffer, then the N-C variants */
+	{V4L2_PIX_FMT_NV12, DRM_FORMAT_NV12, LINEAR, 1, false},
+	{V4L2_PIX_FMT_NV21, DRM_FORMAT_NV21, LINEAR, 1, false},
+	{V4L2_PIX_FMT_YUV420, DRM_FORMAT_YUV420, LINEAR, 1, false},
+	{V4L2_PIX_FMT_YVU420, DRM_FORMAT_YVU420, LINEAR, 1, false},
+	{V4L2_PIX_FMT_P010, DRM_FORMAT_P010, LINEAR, 1, false},
+	{V4L2_PIX_FMT_NV12M, DRM_FORMAT_NV12, LINEAR, 2, false},
+	{V4L2_PIX_FMT_NV21M, DRM_FORMAT_NV21, LINEAR, 2, false},
+	{V4L2_PIX_FMT_YUV420M, DRM_FORMAT_YUV420, LINEAR, 3, false},
+	{V4L2_PIX_FMT_YVU420M, DRM_FORMAT_YVU420, LINEAR, 3, false},
+	/* Tiled NV12 of decoders */
+	{V4L2_PIX_FMT_NV12_4L4, DRM_FORMAT_NV12, DRM_FORMAT_MOD_VIVANTE_TILED, 1, false},
+	{V4L2_PIX_FMT_NV12_32L32, DRM_FORMAT_NV12, DRM_FORMAT_MOD_ALLWINNER_TILED, 1, false},
+	{V4L2_PIX_FMT_NV12_COL128, DRM_FORMAT_NV12, DRM_FORMAT_MOD_BROADCOM_SAND128, 1, true},
+	{V4L2_PIX_FMT_NV12_10_COL128, DRM_FORMAT_P030, DRM_FORMAT_MOD_BROADCOM_SAND128, 1, true},
+	/* RGB: V4L2 names bytes in memory order, DRM a little-endian word */
+	{V4L2_PIX_FMT_RGB565, DRM_FORMAT_RGB565, LINEAR, 1, false},
+	{V4L2_PIX_FMT_RGB24, DRM_FORMAT_BGR888, LINEAR, 1, false},
+	{V4L2_PIX_FMT_BGR24, DRM_FORMAT_RGB888, LINEAR, 1, false},
+	{V4L2_PIX_FMT_RGBA32, DRM_FORMAT_ABGR8888, LINEAR, 1, false},
+	{V4L2_PIX_FMT_XBGR32, DRM_FORMAT_XRGB8888, LINEAR, 1, false},
+	{V4L2_PIX_FMT_ABGR32, DRM_FORMAT_ARGB8888, LINEAR, 1, false},
+	{V4L2_PIX_FMT_GREY, DRM_FORMAT_R8, LINEAR, 1, false},
+};
+
+const struct v4l2_format_map *v4l2_format_lookup(uint32_t v4l2_pixelformat)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (formats[i].v4l2 == v4l2_pixelformat)
+			return &formats[i];
+	}
+	return NULL;
+}
+
+/* The modifier a SAND128 entry stands for is the family, whatever the
+ * column height (which is the driver's to say). */
+static bool same_modifier(const struct v4l2_format_map *entry, uint64_t modifier)
+{
+	if (entry->column_height_in_bytesperline)
+		return fourcc_mod_broadcom_mod(modifier) == entry->modifier;
+	return entry->modifier == modifier;
+}
+
+unsigned v4l2_formats_for_drm(uint32_t drm, uint64_t modifier, const struct v4l2_format_map **out,
+                              unsigned capacity)
+{
+	unsigned count = 0;
+	for (uint8_t planes = 1; planes <= 3; planes++) {
+		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+			const struct v4l2_format_map *entry = &formats[i];
+			if (entry->drm != drm || entry->memory_planes != planes || !same_modifier(entry, modifier))
+				continue;
+			if (count < capacity)
+				out[count] = entry;
+			count++;
+		}
+	}
+	return count;
+}
