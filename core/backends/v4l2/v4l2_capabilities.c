@@ -1,0 +1,178 @@
+/* v4l2_capabilities.h */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <uda/uda_backend.h>
+
+#include "v4l2_capabilities.h"
+
+static bool size_fits(const struct v4l2_probed_format *format, uint32_t width, uint32_t height)
+{
+	if (format->stepwise)
+		return width >= format->min_width && width <= format->max_width && height >= format->min_height &&
+		       height <= format->max_height && (width - format->min_width) % format->step_width == 0 &&
+		       (height - format->min_height) % format->step_height == 0;
+	for (uint32_t i = 0; i < format->size_count; i++) {
+		if (format->sizes[i][0] == width && format->sizes[i][1] == height)
+			return true;
+	}
+	return format->size_count == 0; /* the driver lists none: TRY_FMT says */
+}
+
+/* Whether every plane of the format has plane 0's row size, as V4L2's
+ * one-buffer formats share bytesperline (NV12's chroma row is as wide in
+ * bytes as its luma row; YU12's is half, which uda's sets do not say). */
+static bool planes_share_pitch(const uda_format_info *info, uint32_t width)
+{
+	uint64_t first = 0;
+	for (uint32_t p = 0; p < info->plane_count; p++) {
+		const uda_format_plane_info *plane = &info->planes[p];
+		const uint64_t w = (width + plane->horizontal_subsampling - 1) / plane->horizontal_subsampling;
+		const uint64_t row = (w + plane->block_width - 1) / plane->block_width * plane->bytes_per_block;
+		if (p == 0)
+			first = row;
+		else if (row != first)
+			return false;
+	}
+	return true;
+}
+
+/* The driver's answer for width x height of the format: its
+ * bytesperline and sizeimage, or a reason. */
+static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, uint32_t pixelformat, uint32_t width,
+                              uint32_t height, uint32_t *out_pitch, uint32_t *out_size)
+{
+	struct v4l2_format format;
+	memset(&format, 0, sizeof(format));
+	format.type = type;
+	const bool mplane = type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+	if (mplane) {
+		format.fmt.pix_mp.width = width;
+		format.fmt.pix_mp.height = height;
+		format.fmt.pix_mp.pixelformat = pixelformat;
+		format.fmt.pix_mp.field = V4L2_FIELD_NONE;
+		format.fmt.pix_mp.num_planes = 1;
+	} else {
+		format.fmt.pix.width = width;
+		format.fmt.pix.height = height;
+		format.fmt.pix.pixelformat = pixelformat;
+		format.fmt.pix.field = V4L2_FIELD_NONE;
+	}
+	if (io->ioctl(io->data, fd, VIDIOC_TRY_FMT, &format) != 0)
+		return "VIDIOC_TRY_FMT refused it";
+	if (format.type != type)
+		return "VIDIOC_TRY_FMT answered for another queue";
+	if (mplane) {
+		if (format.fmt.pix_mp.pixelformat != pixelformat || format.fmt.pix_mp.width != width ||
+		    format.fmt.pix_mp.height != height)
+			return "the driver answers another format or size";
+		if (format.fmt.pix_mp.num_planes != 1)
+			return "the driver answers more than one buffer";
+		*out_pitch = format.fmt.pix_mp.plane_fmt[0].bytesperline;
+		*out_size = format.fmt.pix_mp.plane_fmt[0].sizeimage;
+	} else {
+		if (format.fmt.pix.pixelformat != pixelformat || format.fmt.pix.width != width ||
+		    format.fmt.pix.height != height)
+			return "the driver answers another format or size";
+		*out_pitch = format.fmt.pix.bytesperline;
+		*out_size = format.fmt.pix.sizeimage;
+	}
+	return NULL;
+}
+
+/* The set of one format, or a reason. */
+static const char *format_set(uda_capability_set_builder *builder, const struct v4l2_io *io, int fd,
+                              const struct v4l2_probed_queue *queue, const struct v4l2_probed_format *format,
+                              uint32_t width, uint32_t height)
+{
+	const struct v4l2_format_map *image = format->image;
+	uda_format_info info;
+	if (uda_format_get_info(image->drm, &info) != UDA_SUCCESS)
+		return "uda has no such DRM format";
+	if (image->memory_planes != 1)
+		return "planes in separate buffers, which uda does not describe";
+	if (!size_fits(format, width, height))
+		return "the size is not one the driver lists";
+	const bool linear = image->modifier == DRM_FORMAT_MOD_LINEAR;
+	if (linear && !planes_share_pitch(&info, width))
+		return "planes of different pitches under one bytesperline";
+	uint32_t pitch = 0, size = 0;
+	const char *problem = try_format(io, fd, queue->type, format->pixelformat, width, height, &pitch, &size);
+	if (problem)
+		return problem;
+	if (!pitch || !size)
+		return "the driver answers no bytesperline or no sizeimage";
+	uda_capability_set_builder_reset(builder);
+	const uint64_t modifier = image->column_height_in_bytesperline
+	                                  ? DRM_FORMAT_MOD_BROADCOM_SAND128_COL_HEIGHT((uint64_t)pitch)
+	                                  : image->modifier;
+	if (uda_capability_set_builder_add_layout(builder, modifier, 0) != UDA_SUCCESS ||
+	    uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF,
+	                                       UDA_CAPABILITY_FLAG_REQUIRED) != UDA_SUCCESS ||
+	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_WIDTH, width) != UDA_SUCCESS ||
+	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_HEIGHT, height) != UDA_SUCCESS ||
+	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_PLANES, info.plane_count) !=
+	            UDA_SUCCESS)
+		return "out of memory";
+	if (!linear)
+		return NULL; /* the modifier lays it out */
+	/* The driver's pitch, and no other: a pitch alignment of it with it as
+	 * the maximum. Then its sizeimage must hold the planes at that pitch. */
+	const uint64_t row = ((uint64_t)width + info.planes[0].block_width - 1) / info.planes[0].block_width *
+	                     info.planes[0].bytes_per_block;
+	if (pitch < row)
+		return "the driver's bytesperline is below the row";
+	if (uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_PITCH_ALIGNMENT, pitch) != UDA_SUCCESS ||
+	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_PITCH, pitch) != UDA_SUCCESS ||
+	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MIN_PITCH, pitch) != UDA_SUCCESS)
+		return "out of memory";
+	uint64_t needed = 0;
+	for (uint32_t p = 0; p < info.plane_count; p++)
+		needed += (uint64_t)pitch * ((height + info.planes[p].vertical_subsampling - 1) /
+		                             info.planes[p].vertical_subsampling);
+	if (size < needed)
+		return "the driver's sizeimage is below its planes";
+	return NULL;
+}
+
+uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int fd,
+                                const struct v4l2_probed_queue *queue, uint32_t width, uint32_t height,
+                                uint32_t drm_format, uda_capability_set_list **out_sets)
+{
+	*out_sets = NULL;
+	uda_capability_set_builder *builder = NULL;
+	uda_capability_set_list *sets = NULL;
+	if (uda_capability_set_builder_create(ctx, &builder) != UDA_SUCCESS ||
+	    uda_capability_set_list_create(ctx, &sets) != UDA_SUCCESS) {
+		uda_capability_set_builder_destroy(builder);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	const char *last = "no format of the queue carries it";
+	char fourcc_text[5] = "";
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < queue->format_count; i++) {
+		const struct v4l2_probed_format *format = &queue->formats[i];
+		if (!format->image || format->image->drm != drm_format)
+			continue;
+		const char *problem = format_set(builder, io, fd, queue, format, width, height);
+		memcpy(fourcc_text, &format->pixelformat, 4);
+		if (problem) {
+			uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %.4s at %ux%u: %s", fourcc_text, width, height, problem);
+			last = problem;
+			continue;
+		}
+		if (uda_capability_set_list_append_set(sets, builder) == UDA_SUCCESS)
+			count++;
+	}
+	uda_capability_set_builder_destroy(builder);
+	if (!count) {
+		uda_capability_set_list_destroy(sets);
+		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE, "v4l2: no set for %ux%u of 0x%08x: %s", width,
+		                             height, drm_format, last);
+	}
+	*out_sets = sets;
+	return UDA_SUCCESS;
+}
