@@ -15,13 +15,7 @@ static void free_buffer(struct client_buffer *buffer)
 	free(buffer);
 }
 
-static void buffer_destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
-static const struct wl_buffer_interface buffer_impl = {.destroy = buffer_destroy_request};
+static const struct wl_buffer_interface buffer_impl = {.destroy = compositor_destroy_request};
 
 static void buffer_resource_gone(struct wl_resource *resource)
 {

@@ -168,5 +168,8 @@ void output_finish(struct compositor *compositor);
 void output_schedule_repaint(struct compositor *compositor);
 
 double compositor_now_ms(void);
+/* The handler of every destructor request (destroy, release): the
+ * resource goes, and its destroy callback with it. */
+void compositor_destroy_request(struct wl_client *client, struct wl_resource *resource);
 
 #endif

@@ -19,12 +19,6 @@ struct params {
 	bool used;
 };
 
-static void destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
 static void params_gone(struct wl_resource *resource)
 {
 	struct params *params = wl_resource_get_user_data(resource);
@@ -124,7 +118,7 @@ static void params_create_immed(struct wl_client *client, struct wl_resource *re
 }
 
 static const struct zwp_linux_buffer_params_v1_interface params_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.add = params_add,
 	.create = params_create,
 	.create_immed = params_create_immed,
@@ -149,7 +143,7 @@ static void create_params(struct wl_client *client, struct wl_resource *resource
 	wl_resource_set_implementation(object, &params_impl, params, params_gone);
 }
 
-static const struct zwp_linux_dmabuf_feedback_v1_interface feedback_impl = {.destroy = destroy_request};
+static const struct zwp_linux_dmabuf_feedback_v1_interface feedback_impl = {.destroy = compositor_destroy_request};
 
 /* No planes here: every surface gets the render tranche alone. */
 static void get_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id)
@@ -173,7 +167,7 @@ static void get_surface_feedback(struct wl_client *client, struct wl_resource *r
 }
 
 static const struct zwp_linux_dmabuf_v1_interface dmabuf_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.create_params = create_params,
 	.get_default_feedback = get_feedback,
 	.get_surface_feedback = get_surface_feedback,

@@ -26,6 +26,12 @@ const uda_capability_set_list *compositor_reader_sets(const struct compositor *c
 	return NULL;
 }
 
+void compositor_destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client;
+	wl_resource_destroy(resource);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -137,13 +137,7 @@ void output_schedule_repaint(struct compositor *compositor)
 
 /* ---- wl_output ---- */
 
-static void output_release(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
-static const struct wl_output_interface output_impl = {.release = output_release};
+static const struct wl_output_interface output_impl = {.release = compositor_destroy_request};
 
 static void bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {

@@ -10,12 +10,6 @@
 
 #define SURFACE_MAX_CALLBACKS 64 /* pending frame callbacks: more is a flood */
 
-static void destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
 /* ---- wl_region ---- */
 
 static void region_rectangle(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
@@ -30,7 +24,7 @@ static void region_rectangle(struct wl_client *client, struct wl_resource *resou
 }
 
 static const struct wl_region_interface region_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.add = region_rectangle,
 	.subtract = region_rectangle,
 };
@@ -216,7 +210,7 @@ static void surface_set_transform(struct wl_client *client, struct wl_resource *
 }
 
 static const struct wl_surface_interface surface_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.attach = surface_attach,
 	.damage = surface_damage,
 	.frame = surface_frame,

@@ -10,13 +10,7 @@
 #include "compositor.h"
 #include "uda-allocation-v1-server-protocol.h"
 
-static void destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
-static const struct uda_surface_sets_v1_interface surface_sets_impl = {.destroy = destroy_request};
+static const struct uda_surface_sets_v1_interface surface_sets_impl = {.destroy = compositor_destroy_request};
 
 /* The readers are the same for every surface here (one renderer, no
  * planes): the whole group is sent once, at creation. */
@@ -77,7 +71,7 @@ static void create_buffer(struct wl_client *client, struct wl_resource *resource
 }
 
 static const struct uda_allocation_manager_v1_interface manager_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.get_surface_sets = get_surface_sets,
 	.create_buffer = create_buffer,
 };

@@ -24,12 +24,6 @@ static uint32_t next_serial(struct xdg_surface_state *xdg)
 	return wl_display_next_serial(wl_client_get_display(wl_resource_get_client(xdg->resource)));
 }
 
-static void destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client;
-	wl_resource_destroy(resource);
-}
-
 static void send_configure(struct xdg_surface_state *xdg)
 {
 	struct wl_array states;
@@ -77,7 +71,7 @@ static void positioner_reactive(struct wl_client *c, struct wl_resource *r)
 }
 
 static const struct xdg_positioner_interface positioner_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.set_size = positioner_size,
 	.set_anchor_rect = positioner_rect,
 	.set_anchor = positioner_u32,
@@ -167,7 +161,7 @@ static void toplevel_fullscreen(struct wl_client *c, struct wl_resource *r, stru
 }
 
 static const struct xdg_toplevel_interface toplevel_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.set_parent = toplevel_parent,
 	.set_title = toplevel_title,
 	.set_app_id = toplevel_app_id,
@@ -214,7 +208,7 @@ static void popup_reposition(struct wl_client *c, struct wl_resource *r, struct 
 }
 
 static const struct xdg_popup_interface popup_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.grab = popup_grab,
 	.reposition = popup_reposition,
 };
@@ -296,7 +290,7 @@ static void ack_configure(struct wl_client *client, struct wl_resource *resource
 }
 
 static const struct xdg_surface_interface xdg_surface_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.get_toplevel = get_toplevel,
 	.get_popup = get_popup,
 	.set_window_geometry = set_window_geometry,
@@ -405,7 +399,7 @@ static void pong(struct wl_client *client, struct wl_resource *resource, uint32_
 }
 
 static const struct xdg_wm_base_interface wm_base_impl = {
-	.destroy = destroy_request,
+	.destroy = compositor_destroy_request,
 	.create_positioner = create_positioner,
 	.get_xdg_surface = get_xdg_surface,
 	.pong = pong,
