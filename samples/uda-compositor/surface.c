@@ -128,10 +128,7 @@ static void release_content(struct surface *surface)
 static bool take_shm(struct surface *surface, struct wl_shm_buffer *shm)
 {
 	struct compositor *compositor = surface->compositor;
-	uint32_t format = wl_shm_buffer_get_format(shm);
-	format = format == WL_SHM_FORMAT_ARGB8888   ? 0x34325241 /* DRM_FORMAT_ARGB8888 */
-	         : format == WL_SHM_FORMAT_XRGB8888 ? 0x34325258 /* DRM_FORMAT_XRGB8888 */
-	                                            : format;
+	const uint32_t format = uda_wayland_shm_format_to_fourcc(wl_shm_buffer_get_format(shm));
 	const uint32_t width = (uint32_t)wl_shm_buffer_get_width(shm), height = (uint32_t)wl_shm_buffer_get_height(shm);
 	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 	if (surface->shm_copy && (uda_allocation_get_metadata(surface->shm_copy, &metadata) != UDA_SUCCESS ||

@@ -200,4 +200,13 @@ TEST_F(ShmCopy, AnotherSizeOrFormatIsRefused)
 	close(pool_fd);
 }
 
+// wl_shm's two codes of its own, and the fourccs it uses for the rest.
+TEST(ShmFormat, WlShmCodesAreDrmFourccs)
+{
+	EXPECT_EQ(uda_wayland_shm_format_to_fourcc(WL_SHM_FORMAT_ARGB8888), DRM_FORMAT_ARGB8888);
+	EXPECT_EQ(uda_wayland_shm_format_to_fourcc(WL_SHM_FORMAT_XRGB8888), DRM_FORMAT_XRGB8888);
+	EXPECT_EQ(uda_wayland_shm_format_to_fourcc(WL_SHM_FORMAT_ABGR8888), DRM_FORMAT_ABGR8888);
+	EXPECT_EQ(uda_wayland_shm_format_to_fourcc(WL_SHM_FORMAT_NV12), DRM_FORMAT_NV12);
+}
+
 } // namespace

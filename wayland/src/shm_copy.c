@@ -8,7 +8,8 @@
 #include <uda/uda_backend.h> /* uda_context_set_error: messages on the caller's context */
 #include <uda/uda_wayland_server.h>
 
-static uint32_t fourcc_of(uint32_t shm_format)
+/* wl_shm's codes are fourccs but for ARGB8888 (0) and XRGB8888 (1). */
+uint32_t uda_wayland_shm_format_to_fourcc(uint32_t shm_format)
 {
 	return shm_format == WL_SHM_FORMAT_ARGB8888   ? DRM_FORMAT_ARGB8888
 	       : shm_format == WL_SHM_FORMAT_XRGB8888 ? DRM_FORMAT_XRGB8888
@@ -26,7 +27,7 @@ uda_result uda_wayland_shm_copy(struct wl_shm_buffer *buffer, uda_allocation *al
 	uda_format_info info;
 	const int32_t width = wl_shm_buffer_get_width(buffer), height = wl_shm_buffer_get_height(buffer);
 	const int32_t stride = wl_shm_buffer_get_stride(buffer);
-	const uint32_t format = fourcc_of(wl_shm_buffer_get_format(buffer));
+	const uint32_t format = uda_wayland_shm_format_to_fourcc(wl_shm_buffer_get_format(buffer));
 	uda_result result = uda_allocation_get_metadata(allocation, &metadata);
 	if (result != UDA_SUCCESS)
 		return result;

@@ -142,6 +142,9 @@ struct wl_shm_buffer;
  * zeros and is answered with wl_shm's invalid_fd error by libwayland,
  * never a SIGBUS. UDA_ERROR_INCOMPATIBLE when size or format differ. */
 UDA_API uda_result uda_wayland_shm_copy(struct wl_shm_buffer *buffer, uda_allocation *allocation);
+/* The DRM fourcc of a wl_shm format code (wl_shm_buffer_get_format): the
+ * format the allocation given to uda_wayland_shm_copy must have. */
+UDA_API uint32_t uda_wayland_shm_format_to_fourcc(uint32_t shm_format);
 
 /* Sends the feedback on a zwp_linux_dmabuf_feedback_v1 resource (one of
  * get_default_feedback's or get_surface_feedback's), as
