@@ -162,14 +162,7 @@ static bool run_round(const char *self, const char *socket, pid_t compositor, un
 	if (pid == 0) {
 		dup2(pipe_fds[1], STDOUT_FILENO);
 		close(pipe_fds[0]);
-		/* uda's Wayland platform: the build tree's host, unless the
-		 * environment names another. */
-		const char *host = getenv("UDA_BENCH_EGL_HOST");
-		setenv("LD_PRELOAD", host ? host : UDA_BENCH_EGL_HOST, 1);
-		setenv("UDA_EGL_WAYLAND", "1", 1);
-		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_BENCH_EGL_WAYLAND_MANIFEST, 0);
-		setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 0);
-		setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
+		bench_use_uda_platform();
 		char frames_arg[16];
 		snprintf(frames_arg, sizeof(frames_arg), "%u", frames);
 		execl(self, self, "--client", socket, frames_arg, (char *)NULL);

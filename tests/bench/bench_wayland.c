@@ -87,14 +87,7 @@ static bool run_round(const char *self, const struct weston_launcher *weston, bo
 		dup2(pipe_fds[1], STDOUT_FILENO);
 		close(pipe_fds[0]);
 		if (uda) {
-			/* The build tree's, unless the environment names others (a
-			 * tree built elsewhere: tests/hardware/nvidia.sh). */
-			const char *host = getenv("UDA_BENCH_EGL_HOST");
-			setenv("LD_PRELOAD", host ? host : UDA_BENCH_EGL_HOST, 1);
-			setenv("UDA_EGL_WAYLAND", "1", 1);
-			setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_BENCH_EGL_WAYLAND_MANIFEST, 0);
-			setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 0);
-			setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
+			bench_use_uda_platform();
 		} else {
 			unsetenv("LD_PRELOAD");
 			unsetenv("UDA_EGL_WAYLAND");

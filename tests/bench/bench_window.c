@@ -1,4 +1,5 @@
 /* bench_window.h */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_window.h"
@@ -92,4 +93,14 @@ void bench_window_close(struct bench_window *w)
 	if (w->display)
 		wl_display_disconnect(w->display);
 	*w = (struct bench_window){.egl = EGL_NO_DISPLAY};
+}
+
+void bench_use_uda_platform(void)
+{
+	const char *host = getenv("UDA_BENCH_EGL_HOST");
+	setenv("LD_PRELOAD", host ? host : UDA_BENCH_EGL_HOST, 1);
+	setenv("UDA_EGL_WAYLAND", "1", 1);
+	setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", UDA_BENCH_EGL_WAYLAND_MANIFEST, 0);
+	setenv("UDA_BACKEND_PATH", UDA_BENCH_BACKEND_MANIFEST_DIR, 0);
+	setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
 }

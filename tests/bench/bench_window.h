@@ -31,4 +31,11 @@ bool bench_window_open(struct bench_window *window, const char *socket, int widt
 /* Accepts a window that failed to open. */
 void bench_window_close(struct bench_window *window);
 
+/* This process's environment for uda's Wayland platform, before it makes
+ * any EGL call (a forked child, before exec): libuda-egl-host preloaded
+ * (the build tree's, unless UDA_BENCH_EGL_HOST names another: a tree
+ * built elsewhere, tests/hardware/nvidia.sh), UDA_EGL_WAYLAND=1, and the
+ * build tree's platform manifest and backends unless set already. */
+void bench_use_uda_platform(void);
+
 #endif
