@@ -365,9 +365,10 @@ static void get_xdg_surface(struct wl_client *client, struct wl_resource *resour
                             struct wl_resource *surface_resource)
 {
 	struct surface *surface = surface_from_resource(surface_resource);
-	if (!surface || surface->xdg || (surface->role != SURFACE_ROLE_NONE && surface->role != SURFACE_ROLE_XDG_TOPLEVEL &&
-	                                 surface->role != SURFACE_ROLE_XDG_POPUP)) {
-		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE, "the surface has another role or xdg_surface");
+	/* Every role this compositor gives is xdg's: a surface may get an
+	 * xdg_surface again once its old one is gone. */
+	if (!surface || surface->xdg) {
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE, "the surface has an xdg_surface already");
 		return;
 	}
 	if (surface->has_content) {
