@@ -255,6 +255,8 @@ const char *uda_device_api_to_string(uda_device_api api)
 		return "OTHER";
 	case UDA_DEVICE_API_DMA_HEAP:
 		return "DMA_HEAP";
+	case UDA_DEVICE_API_V4L2:
+		return "V4L2";
 	}
 	return NULL;
 }

@@ -48,7 +48,7 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 			                             atom->payload);
 		if (atom->vendor != UDA_VENDOR_NONE)
 			continue;
-		if (atom->name < UDA_USAGE_RENDER_TARGET || atom->name > UDA_USAGE_PROTECTED)
+		if (atom->name < UDA_USAGE_RENDER_TARGET || atom->name > UDA_USAGE_CAMERA_CAPTURE)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u",
 			                             i, atom->name);
 		if (atom->length != common_atom_payload_size(atom->name))

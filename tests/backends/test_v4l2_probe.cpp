@@ -22,7 +22,7 @@ using namespace uda_test;
 std::unique_ptr<v4l2_probed_node> probe(const FakeDriver &driver, bool expect_ok, std::string *why_out = nullptr)
 {
 	auto node = std::make_unique<v4l2_probed_node>();
-	const v4l2_io io = {FakeDriver::ioctl, const_cast<FakeDriver *>(&driver)};
+	const v4l2_io io = {FakeDriver::ioctl, const_cast<FakeDriver *>(&driver), nullptr, nullptr, nullptr};
 	char why[256] = "";
 	EXPECT_EQ(v4l2_probe_node(&io, 3, node.get(), why, sizeof(why)), expect_ok) << why;
 	if (why_out)

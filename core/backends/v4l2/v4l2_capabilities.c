@@ -106,6 +106,18 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	if (!pitch || !size)
 		return "the driver answers no bytesperline or no sizeimage";
 	uda_capability_set_builder_reset(builder);
+	const struct v4l2_queue_params params = {queue->type, format->pixelformat, pitch, size};
+	uint8_t payload[UDA_CAPABILITY_V4L2_QUEUE_SIZE];
+	v4l2_queue_params_write(&params, payload);
+	const uda_capability queue_capability = {
+		.vendor = UDA_VENDOR_API_BACKEND,
+		.name = UDA_CAPABILITY_V4L2_QUEUE,
+		.flags = UDA_CAPABILITY_FLAG_LOCAL,
+		.length = sizeof(payload),
+		.payload = payload,
+	};
+	if (uda_capability_set_builder_add_capability(builder, &queue_capability) != UDA_SUCCESS)
+		return "out of memory";
 	const uint64_t modifier = image->column_height_in_bytesperline
 	                                  ? DRM_FORMAT_MOD_BROADCOM_SAND128_COL_HEIGHT((uint64_t)pitch)
 	                                  : image->modifier;
@@ -136,6 +148,38 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	if (size < needed)
 		return "the driver's sizeimage is below its planes";
 	return NULL;
+}
+
+static void put_u32(uint8_t *to, uint32_t value)
+{
+	for (int i = 0; i < 4; i++)
+		to[i] = (uint8_t)(value >> (8 * i));
+}
+
+static uint32_t get_u32(const uint8_t *from)
+{
+	return from[0] | from[1] << 8 | from[2] << 16 | (uint32_t)from[3] << 24;
+}
+
+void v4l2_queue_params_write(const struct v4l2_queue_params *params, uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_SIZE])
+{
+	put_u32(out, params->type);
+	put_u32(out + 4, params->pixelformat);
+	put_u32(out + 8, params->bytesperline);
+	put_u32(out + 12, params->sizeimage);
+}
+
+bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index, const uint8_t owner[UDA_UUID_SIZE],
+                            struct v4l2_queue_params *out)
+{
+	uda_capability capability;
+	if (!uda_backend_find_capability(sets, index, UDA_VENDOR_API_BACKEND, UDA_CAPABILITY_V4L2_QUEUE, owner,
+	                                 &capability) ||
+	    capability.length != UDA_CAPABILITY_V4L2_QUEUE_SIZE)
+		return false;
+	const uint8_t *p = capability.payload;
+	*out = (struct v4l2_queue_params){get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+	return true;
 }
 
 uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int fd,

@@ -4,7 +4,7 @@
 #ifndef UDA_V4L2_CAPABILITIES_H
 #define UDA_V4L2_CAPABILITIES_H
 
-#include <uda/uda.h>
+#include <uda/uda_backend.h>
 
 #include "v4l2_probe.h"
 
@@ -12,11 +12,24 @@
 extern "C" {
 #endif
 
+/* The payload of a set's UDA_CAPABILITY_V4L2_QUEUE: the queue, the V4L2
+ * format and the driver's TRY_FMT answer the set came from. */
+struct v4l2_queue_params {
+	uint32_t type, pixelformat, bytesperline, sizeimage;
+};
+
+void v4l2_queue_params_write(const struct v4l2_queue_params *params, uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_SIZE]);
+/* The device `owner`'s queue capability in set `index`; false where the
+ * set has none (a set no V4L2 device of that UUID answered). */
+bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index, const uint8_t owner[UDA_UUID_SIZE],
+                            struct v4l2_queue_params *out);
+
 /* One set per V4L2 format of `queue` (the capture queue of a camera or a
  * decoder, the output queue of an encoder) that carries `drm_format` at
  * width x height as one buffer: its layout (linear, or the modifier of a
  * tiled format), DMA-BUF as the handle, and the driver's pitch as the only
- * one (pitch alignment and maximum both bytesperline). A format the size
+ * one (pitch alignment and maximum both bytesperline), and a LOCAL
+ * UDA_CAPABILITY_V4L2_QUEUE with the queue, format and answer. A format the size
  * does not fit, a driver that answers another size or format, a
  * bytesperline below the row or a sizeimage below the planes is left out,
  * the reason logged at debug. UDA_ERROR_INCOMPATIBLE when none is left

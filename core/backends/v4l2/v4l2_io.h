@@ -1,20 +1,32 @@
-/* The ioctls the V4L2 backend makes, behind one seam: the kernel's, or,
- * in the tests, recorded drivers' answers (as the DRM backend's recorded
- * displays). Everything a driver answers through it is untrusted. */
+/* The kernel calls the V4L2 backend makes, behind one seam: the kernel's,
+ * or recorded drivers' answers (v4l2_replay.h, and the tests' fakes), as
+ * the DRM backend's recorded displays. Everything a driver answers through
+ * it is untrusted. */
 #ifndef UDA_V4L2_IO_H
 #define UDA_V4L2_IO_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#define V4L2_IO_PATH_MAX 64
+#define V4L2_IO_MAX_NODES 32
+
 struct v4l2_io {
 	/* 0, or -1 with errno set, as ioctl(2). */
 	int (*ioctl)(void *data, int fd, unsigned long request, void *arg);
 	void *data;
+	/* The video nodes there are (at most `capacity` paths), in a stable
+	 * order; their count. Optional where only ioctl is used. */
+	uint32_t (*list)(void *data, char (*out)[V4L2_IO_PATH_MAX], uint32_t capacity);
+	/* O_RDWR | O_NONBLOCK | O_CLOEXEC: an fd, or -errno. */
+	int (*open)(void *data, const char *path);
+	void (*close)(void *data, int fd);
 };
 
-/* ioctl(2) itself, retried on EINTR. */
+/* The kernel: /dev/video*, open(2), ioctl(2) retried on EINTR. */
 extern const struct v4l2_io v4l2_io_kernel;
 
 #ifdef __cplusplus

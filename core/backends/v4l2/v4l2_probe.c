@@ -73,10 +73,23 @@ static void probe_sizes(const struct v4l2_io *io, int fd, struct v4l2_probed_for
 	}
 }
 
+/* Which memory the queue takes: a REQBUFS of no buffers frees nothing on
+ * a new fd and answers the queue's capabilities. */
+static void probe_memory(const struct v4l2_io *io, int fd, struct v4l2_probed_queue *queue)
+{
+	const uint32_t known = V4L2_BUF_CAP_SUPPORTS_MMAP | V4L2_BUF_CAP_SUPPORTS_DMABUF;
+	struct v4l2_requestbuffers request = {.count = 0, .type = queue->type, .memory = V4L2_MEMORY_MMAP};
+	if (io->ioctl(io->data, fd, VIDIOC_REQBUFS, &request) == 0 && request.capabilities)
+		queue->memory_caps = request.capabilities & known;
+	else
+		queue->memory_caps = known;
+}
+
 static void probe_queue(const struct v4l2_io *io, int fd, uint32_t type, struct v4l2_probed_queue *queue)
 {
 	queue->present = true;
 	queue->type = type;
+	probe_memory(io, fd, queue);
 	/* A driver that answers every index would loop: the limit ends it. */
 	for (uint32_t index = 0; index < V4L2_PROBE_MAX_FORMATS; index++) {
 		struct v4l2_fmtdesc description = {.index = index, .type = type};

@@ -40,6 +40,9 @@ struct v4l2_probed_format {
 struct v4l2_probed_queue {
 	bool present;
 	uint32_t type; /* V4L2_BUF_TYPE_VIDEO_{CAPTURE,OUTPUT}[_MPLANE] */
+	/* V4L2_BUF_CAP_SUPPORTS_MMAP / _DMABUF as VIDIOC_REQBUFS of no
+	 * buffers answers; both where the kernel (before 4.20) says nothing. */
+	uint32_t memory_caps;
 	uint32_t format_count;
 	struct v4l2_probed_format formats[V4L2_PROBE_MAX_FORMATS];
 };

@@ -100,6 +100,8 @@ typedef enum uda_structure_type {
 	UDA_STRUCTURE_TYPE_GL_DEVICE_NATIVE = 103,
 	UDA_STRUCTURE_TYPE_VULKAN_TRANSITION = 104,
 	UDA_STRUCTURE_TYPE_DRM_NATIVE = 105,
+	UDA_STRUCTURE_TYPE_V4L2_NATIVE = 106,
+	UDA_STRUCTURE_TYPE_V4L2_DEVICE_NATIVE = 107,
 } uda_structure_type;
 
 /* Structure types from this value on belong to backend headers
@@ -228,6 +230,9 @@ typedef enum uda_usage_name {
 	UDA_USAGE_TRANSFER_SRC = 11,
 	UDA_USAGE_TRANSFER_DST = 12,
 	UDA_USAGE_PROTECTED = 13,
+	/* A camera (or a video grabber) writes captured frames into it: the
+	 * capture queue of a V4L2 capture node. */
+	UDA_USAGE_CAMERA_CAPTURE = 14,
 } uda_usage_name;
 
 typedef enum uda_cpu_access_frequency {
@@ -474,6 +479,9 @@ typedef enum uda_device_api {
 	 * no intersection; uda_negotiate_allocate asks it for a set that no
 	 * negotiating device allocates (docs/core.md, "Memory sources"). */
 	UDA_DEVICE_API_DMA_HEAP = 6,
+	/* A V4L2 video node: a camera, a decoder, an encoder, a converter
+	 * (uda_v4l2.h). */
+	UDA_DEVICE_API_V4L2 = 7,
 } uda_device_api;
 
 /* Static name, "VULKAN"; NULL for an unknown value. */

@@ -1,0 +1,548 @@
+/*
+ * A V4L2 video node as a negotiating device. The usage names the queue
+ * (a camera's or a decoder's capture queue, an encoder's output queue, a
+ * converter's either); the sets are the driver's own answers for it
+ * (v4l2_capabilities.c), each with a LOCAL capability that remembers the
+ * queue, format and answer, so that allocation and import need not ask
+ * again. Memory crosses as DMA-BUFs both ways: imports are queued as
+ * V4L2_MEMORY_DMABUF by the program, and the node's own buffers come from
+ * VIDIOC_CREATE_BUFS on the backend's fd and leave through VIDIOC_EXPBUF.
+ */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/videodev2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uda/uda_v4l2.h>
+
+#include "v4l2_capabilities.h"
+#include "v4l2_device.h"
+#include "v4l2_probe.h"
+
+#ifndef VIDIOC_REMOVE_BUFS
+/* Linux 6.10's, for headers older than the kernel it runs on: frees
+ * buffers of a queue one by one. ENOTTY before 6.10. */
+struct v4l2_remove_buffers {
+	__u32 index;
+	__u32 count;
+	__u32 type;
+	__u32 reserved[13];
+};
+#define VIDIOC_REMOVE_BUFS _IOWR('V', 104, struct v4l2_remove_buffers)
+#endif
+
+struct v4l2_device {
+	const struct v4l2_io *io;
+	char path[V4L2_IO_PATH_MAX];
+	int fd;
+	uint8_t uuid[UDA_UUID_SIZE];
+	/* Buffers the device made are on these queues of fd until freed. */
+	bool created_capture, created_output;
+	struct v4l2_probed_node node;
+};
+
+struct v4l2_allocation {
+	struct v4l2_queue_params params;
+	uint32_t memory; /* V4L2_MEMORY_MMAP: made here; DMABUF: imported */
+	uint32_t index;  /* MMAP: on params.type's queue of the device's fd */
+	int dma_buf;
+	uint64_t size;
+};
+
+static const char *role_name(enum v4l2_node_role role)
+{
+	switch (role) {
+	case V4L2_NODE_CAMERA:
+		return "camera";
+	case V4L2_NODE_OUTPUT:
+		return "video output";
+	case V4L2_NODE_DECODER:
+		return "decoder";
+	case V4L2_NODE_ENCODER:
+		return "encoder";
+	case V4L2_NODE_CONVERTER:
+		return "converter";
+	}
+	return "node";
+}
+
+static bool is_mplane(uint32_t type)
+{
+	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+}
+
+/* The queue of the node a usage atom names, or NULL. */
+static const struct v4l2_probed_queue *atom_queue(const struct v4l2_device *device, const uda_usage_atom *atom)
+{
+	const struct v4l2_probed_node *node = &device->node;
+	if (atom->vendor != UDA_VENDOR_NONE)
+		return NULL;
+	switch (atom->name) {
+	case UDA_USAGE_CAMERA_CAPTURE:
+		return node->role == V4L2_NODE_CAMERA ? &node->capture : NULL;
+	case UDA_USAGE_VIDEO_DECODE:
+		return node->role == V4L2_NODE_DECODER ? &node->capture : NULL;
+	case UDA_USAGE_VIDEO_ENCODE:
+		return node->role == V4L2_NODE_ENCODER ? &node->output : NULL;
+	case UDA_USAGE_TRANSFER_DST: /* a converter writes its capture queue */
+		return node->role == V4L2_NODE_CONVERTER ? &node->capture : NULL;
+	case UDA_USAGE_TRANSFER_SRC:
+		return node->role == V4L2_NODE_CONVERTER ? &node->output : NULL;
+	}
+	return NULL;
+}
+
+static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
+                                           const uda_usage *usage, uda_capability_set_list *out)
+{
+	struct v4l2_device *device = data;
+	const struct v4l2_probed_queue *queue = NULL;
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		const uda_usage_atom *atom = &usage->atoms[i];
+		const struct v4l2_probed_queue *named = atom_queue(device, atom);
+		if (!named)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s, a %s, does not serve usage %04x:%u",
+			                             device->node.card, role_name(device->node.role), atom->vendor,
+			                             atom->name);
+		if (queue && queue != named)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "v4l2: one buffer cannot serve both queues of %s", device->node.card);
+		queue = named;
+	}
+	if (!(queue->memory_caps & (V4L2_BUF_CAP_SUPPORTS_DMABUF | V4L2_BUF_CAP_SUPPORTS_MMAP)))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: %s's queue takes neither DMA-BUFs nor buffers it could export",
+		                             device->node.card);
+	uda_capability_set_list *sets;
+	uda_result result = v4l2_capability_sets(ctx, device->io, device->fd, queue, assertion->width,
+	                                         assertion->height, assertion->format, &sets);
+	if (result != UDA_SUCCESS)
+		return result;
+	uint32_t count = 0;
+	result = uda_capability_set_list_get_count(sets, &count);
+	for (uint32_t i = 0; result == UDA_SUCCESS && i < count; i++)
+		result = uda_capability_set_list_append_copy(out, sets, i);
+	uda_capability_set_list_destroy(sets);
+	return result;
+}
+
+/* V4L2's layout of a buffer of one memory plane: every plane's rows at
+ * bytesperline, each plane right after the last row of the one before
+ * (NV12's chroma at bytesperline x height). */
+static uda_result packed_layout(uda_context *ctx, uint32_t height, const struct v4l2_queue_params *params,
+                                uint32_t drm_format, uda_allocation_metadata *out)
+{
+	const struct v4l2_format_map *map = v4l2_format_lookup(params->pixelformat);
+	uda_format_info info;
+	if (!map || map->drm != drm_format || map->memory_planes != 1 || map->column_height_in_bytesperline ||
+	    uda_format_get_info(drm_format, &info) != UDA_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: no layout of rows for V4L2 format 0x%08x as 0x%08x",
+		                             params->pixelformat, drm_format);
+	uint64_t offset = 0;
+	out->plane_count = info.plane_count;
+	for (uint32_t p = 0; p < info.plane_count; p++) {
+		const uint32_t rows = (height + info.planes[p].vertical_subsampling - 1) / info.planes[p].vertical_subsampling;
+		out->planes[p] = (uda_plane_layout){offset, params->bytesperline};
+		offset += (uint64_t)params->bytesperline * rows;
+	}
+	if (offset > params->sizeimage)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: the planes take %llu bytes, sizeimage %u",
+		                             (unsigned long long)offset, params->sizeimage);
+	return UDA_SUCCESS;
+}
+
+static struct v4l2_allocation *allocation_new(uda_context *ctx, const struct v4l2_queue_params *params,
+                                              uint32_t memory)
+{
+	struct v4l2_allocation *a = calloc(1, sizeof(*a));
+	if (!a) {
+		uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+		return NULL;
+	}
+	a->params = *params;
+	a->memory = memory;
+	a->dma_buf = -1;
+	return a;
+}
+
+static void v4l2_free(void *data, void *allocation)
+{
+	struct v4l2_device *device = data;
+	struct v4l2_allocation *a = allocation;
+	if (a->dma_buf >= 0)
+		close(a->dma_buf);
+	if (a->memory == V4L2_MEMORY_MMAP) {
+		/* Before Linux 6.10 a buffer leaves its queue only with all the
+		 * others, when the device goes (REQBUFS of none). */
+		struct v4l2_remove_buffers remove = {.index = a->index, .count = 1, .type = a->params.type};
+		device->io->ioctl(device->io->data, device->fd, VIDIOC_REMOVE_BUFS, &remove);
+	}
+	free(a);
+}
+
+/* Puts the negotiated format on the queue of the backend's fd, unless it
+ * is there: buffers are made for the queue's format, which a queue
+ * holding buffers keeps (EBUSY). The driver's answer must be the set's. */
+static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx, uint32_t width, uint32_t height,
+                                   const struct v4l2_queue_params *params, struct v4l2_format *out)
+{
+	const bool mplane = is_mplane(params->type);
+	memset(out, 0, sizeof(*out));
+	out->type = params->type;
+	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {
+		const bool same = mplane ? out->fmt.pix_mp.pixelformat == params->pixelformat &&
+		                                   out->fmt.pix_mp.width == width && out->fmt.pix_mp.height == height &&
+		                                   out->fmt.pix_mp.num_planes == 1 &&
+		                                   out->fmt.pix_mp.plane_fmt[0].bytesperline == params->bytesperline
+		                         : out->fmt.pix.pixelformat == params->pixelformat && out->fmt.pix.width == width &&
+		                                   out->fmt.pix.height == height &&
+		                                   out->fmt.pix.bytesperline == params->bytesperline;
+		if (same)
+			return UDA_SUCCESS;
+	}
+	memset(out, 0, sizeof(*out));
+	out->type = params->type;
+	if (mplane) {
+		out->fmt.pix_mp.width = width;
+		out->fmt.pix_mp.height = height;
+		out->fmt.pix_mp.pixelformat = params->pixelformat;
+		out->fmt.pix_mp.field = V4L2_FIELD_NONE;
+		out->fmt.pix_mp.num_planes = 1;
+		out->fmt.pix_mp.plane_fmt[0].bytesperline = params->bytesperline;
+	} else {
+		out->fmt.pix.width = width;
+		out->fmt.pix.height = height;
+		out->fmt.pix.pixelformat = params->pixelformat;
+		out->fmt.pix.field = V4L2_FIELD_NONE;
+		out->fmt.pix.bytesperline = params->bytesperline;
+	}
+	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_S_FMT, out) != 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_S_FMT: %s%s", device->path,
+		                             strerror(errno),
+		                             errno == EBUSY ? " (the queue holds buffers of another format)" : "");
+	const uint32_t pitch = mplane ? out->fmt.pix_mp.plane_fmt[0].bytesperline : out->fmt.pix.bytesperline;
+	const uint32_t size = mplane ? out->fmt.pix_mp.plane_fmt[0].sizeimage : out->fmt.pix.sizeimage;
+	const bool same = mplane ? out->fmt.pix_mp.pixelformat == params->pixelformat && out->fmt.pix_mp.width == width &&
+	                                   out->fmt.pix_mp.height == height && out->fmt.pix_mp.num_planes == 1
+	                         : out->fmt.pix.pixelformat == params->pixelformat && out->fmt.pix.width == width &&
+	                                   out->fmt.pix.height == height;
+	if (!same || pitch != params->bytesperline || size < params->sizeimage)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+		                             "v4l2: %s: VIDIOC_S_FMT set another format than VIDIOC_TRY_FMT answered",
+		                             device->path);
+	return UDA_SUCCESS;
+}
+
+/* One MMAP buffer on the queue, its length, exported as a DMA-BUF. */
+static uda_result create_buffer(struct v4l2_device *device, uda_context *ctx, struct v4l2_format *format,
+                                struct v4l2_allocation *a)
+{
+	const struct v4l2_io *io = device->io;
+	struct v4l2_create_buffers create = {.count = 1, .memory = V4L2_MEMORY_MMAP, .format = *format};
+	if (io->ioctl(io->data, device->fd, VIDIOC_CREATE_BUFS, &create) != 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_CREATE_BUFS: %s", device->path,
+		                             strerror(errno));
+	if (create.count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_CREATE_BUFS made %u buffers",
+		                             device->path, create.count);
+	a->memory = V4L2_MEMORY_MMAP; /* from here on v4l2_free removes it */
+	a->index = create.index;
+	if (a->params.type == V4L2_BUF_TYPE_VIDEO_CAPTURE || a->params.type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE)
+		device->created_capture = true;
+	else
+		device->created_output = true;
+	struct v4l2_plane plane;
+	memset(&plane, 0, sizeof(plane));
+	struct v4l2_buffer buffer = {.index = a->index, .type = a->params.type, .memory = V4L2_MEMORY_MMAP};
+	if (is_mplane(a->params.type)) {
+		buffer.m.planes = &plane;
+		buffer.length = 1;
+	}
+	if (io->ioctl(io->data, device->fd, VIDIOC_QUERYBUF, &buffer) != 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_QUERYBUF: %s", device->path,
+		                             strerror(errno));
+	a->size = is_mplane(a->params.type) ? plane.length : buffer.length;
+	if (a->size < a->params.sizeimage)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: a buffer of %llu bytes for sizeimage %u",
+		                             device->path, (unsigned long long)a->size, a->params.sizeimage);
+	struct v4l2_exportbuffer export = {.type = a->params.type, .index = a->index, .flags = O_RDWR | O_CLOEXEC};
+	if (io->ioctl(io->data, device->fd, VIDIOC_EXPBUF, &export) != 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_EXPBUF: %s", device->path,
+		                             strerror(errno));
+	if (export.fd < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_EXPBUF answered fd %d",
+		                             device->path, export.fd);
+	a->dma_buf = export.fd;
+	return UDA_SUCCESS;
+}
+
+/* Whether the layout keeps the set's plane and offset alignments: V4L2
+ * places the planes, so a merged set that asks for more is refused. */
+static uda_result layout_fits(uda_context *ctx, const uda_capability_set_list *sets, uint32_t index,
+                              const uda_allocation_metadata *layout)
+{
+	uint64_t plane_alignment = 1, offset_alignment = 1, max_size = UINT64_MAX;
+	uda_backend_get_constraint(sets, index, UDA_CONSTRAINT_PLANE_ALIGNMENT, 1, &plane_alignment);
+	uda_backend_get_constraint(sets, index, UDA_CONSTRAINT_OFFSET_ALIGNMENT, 1, &offset_alignment);
+	uda_backend_get_constraint(sets, index, UDA_CONSTRAINT_MAX_SIZE, UINT64_MAX, &max_size);
+	for (uint32_t p = 0; p < layout->plane_count; p++) {
+		if (layout->planes[p].offset % plane_alignment || layout->planes[p].offset % offset_alignment)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "v4l2: plane %u starts at %llu, which the set's alignments (%llu, %llu) "
+			                             "do not allow",
+			                             p, (unsigned long long)layout->planes[p].offset,
+			                             (unsigned long long)plane_alignment, (unsigned long long)offset_alignment);
+	}
+	if (layout->size > max_size)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %llu bytes, over the set's maximum %llu",
+		                             (unsigned long long)layout->size, (unsigned long long)max_size);
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_allocate(void *data, uda_context *ctx, const uda_assertion *assertion,
+                                const uda_capability_set_list *sets, uint32_t index, uda_backend_allocation *out)
+{
+	struct v4l2_device *device = data;
+	struct v4l2_queue_params params;
+	if (!v4l2_queue_params_find(sets, index, device->uuid, &params))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s did not answer this set",
+		                             device->path);
+	const struct v4l2_probed_queue *queue =
+	        params.type == device->node.capture.type ? &device->node.capture : &device->node.output;
+	if (!(queue->memory_caps & V4L2_BUF_CAP_SUPPORTS_MMAP))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s makes no buffers of its own (no MMAP)",
+		                             device->path);
+	if (!uda_backend_set_has_u32(sets, index, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF) ||
+	    uda_backend_set_required_placement(sets, index))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: its buffers travel as DMA-BUFs, with no placement to choose");
+	uda_result result = packed_layout(ctx, assertion->height, &params, assertion->format, &out->metadata);
+	out->metadata.size = params.sizeimage;
+	if (result == UDA_SUCCESS)
+		result = layout_fits(ctx, sets, index, &out->metadata);
+	struct v4l2_format format;
+	if (result == UDA_SUCCESS)
+		result = set_queue_format(device, ctx, assertion->width, assertion->height, &params, &format);
+	if (result != UDA_SUCCESS)
+		return result;
+	struct v4l2_allocation *a = allocation_new(ctx, &params, 0);
+	if (!a)
+		return UDA_ERROR_OUT_OF_MEMORY;
+	result = create_buffer(device, ctx, &format, a);
+	if (result != UDA_SUCCESS) {
+		v4l2_free(device, a);
+		return result;
+	}
+	out->data = a;
+	out->metadata.size = a->size;
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_import(void *data, uda_context *ctx, int fd, bool take_fd, const uda_allocation_metadata *m,
+                              const uda_capability_set_list *sets, const void *next, uda_backend_allocation *out)
+{
+	struct v4l2_device *device = data;
+	if (next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: no import extension structs");
+	if (m->handle_type != UDA_HANDLE_TYPE_DMA_BUF)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: queues take DMA-BUFs only");
+	uint32_t set_count = 0;
+	uda_capability_set_list_get_count(sets, &set_count);
+	struct v4l2_queue_params params;
+	if (!set_count || !v4l2_queue_params_find(sets, 0, device->uuid, &params))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: the memory was not negotiated with %s", device->path);
+	const struct v4l2_probed_queue *queue =
+	        params.type == device->node.capture.type ? &device->node.capture : &device->node.output;
+	if (!(queue->memory_caps & V4L2_BUF_CAP_SUPPORTS_DMABUF))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: %s's queue takes no DMA-BUFs: it must allocate the buffer",
+		                             device->path);
+	/* The driver reads the planes where V4L2 puts them, at its pitch. */
+	uda_allocation_metadata expected = *m;
+	uda_result result = packed_layout(ctx, m->height, &params, m->format, &expected);
+	if (result != UDA_SUCCESS)
+		return result;
+	if (m->plane_count != expected.plane_count)
+		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE, "v4l2: %u planes, V4L2 lays out %u",
+		                             m->plane_count, expected.plane_count);
+	for (uint32_t p = 0; p < m->plane_count; p++) {
+		if (m->planes[p].offset != expected.planes[p].offset || m->planes[p].pitch != expected.planes[p].pitch)
+			return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
+			                             "v4l2: plane %u at %llu, pitch %llu; the driver reads it at %llu, "
+			                             "pitch %llu",
+			                             p, (unsigned long long)m->planes[p].offset,
+			                             (unsigned long long)m->planes[p].pitch,
+			                             (unsigned long long)expected.planes[p].offset,
+			                             (unsigned long long)expected.planes[p].pitch);
+	}
+	if (m->size < params.sizeimage)
+		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE, "v4l2: %llu bytes, the driver needs %u",
+		                             (unsigned long long)m->size, params.sizeimage);
+	struct v4l2_allocation *a = allocation_new(ctx, &params, V4L2_MEMORY_DMABUF);
+	if (!a)
+		return UDA_ERROR_OUT_OF_MEMORY;
+	a->size = m->size;
+	a->dma_buf = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (a->dma_buf < 0) {
+		free(a);
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: dup: %s", strerror(errno));
+	}
+	out->took_fd = take_fd;
+	out->data = a;
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_export_fd(void *data, uda_context *ctx, void *allocation, uda_handle_type type, int *out_fd)
+{
+	struct v4l2_allocation *a = allocation;
+	if (type != UDA_HANDLE_TYPE_DMA_BUF)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: exports DMA-BUFs only");
+	*out_fd = fcntl(a->dma_buf, F_DUPFD_CLOEXEC, 0);
+	if (*out_fd < 0)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: dup: %s", strerror(errno));
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_get_native(void *data, uda_context *ctx, void *allocation, void *out_native)
+{
+	const struct v4l2_allocation *a = allocation;
+	uda_v4l2_native *native = out_native;
+	if (native->type != UDA_STRUCTURE_TYPE_V4L2_NATIVE || native->next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: native objects are uda_v4l2_native");
+	native->buffer_type = a->params.type;
+	native->memory = a->memory;
+	native->index = a->memory == V4L2_MEMORY_MMAP ? a->index : 0;
+	native->dma_buf = a->dma_buf;
+	native->size = a->size;
+	native->pixelformat = a->params.pixelformat;
+	native->bytesperline = a->params.bytesperline;
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_get_device_native(void *data, uda_context *ctx, void *out_native)
+{
+	const struct v4l2_device *device = data;
+	uda_v4l2_device_native *native = out_native;
+	if (native->type != UDA_STRUCTURE_TYPE_V4L2_DEVICE_NATIVE || native->next)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "v4l2: the device's native objects are uda_v4l2_device_native");
+	native->fd = device->fd;
+	native->device_caps = device->node.device_caps;
+	native->capture_type = device->node.capture.present ? device->node.capture.type : 0;
+	native->output_type = device->node.output.present ? device->node.output.type : 0;
+	return UDA_SUCCESS;
+}
+
+static void release_queue(struct v4l2_device *device, uint32_t type)
+{
+	struct v4l2_requestbuffers none = {.count = 0, .type = type, .memory = V4L2_MEMORY_MMAP};
+	device->io->ioctl(device->io->data, device->fd, VIDIOC_REQBUFS, &none);
+}
+
+static void v4l2_destroy(void *data)
+{
+	struct v4l2_device *device = data;
+	/* Exported buffers live on in their DMA-BUFs; the queue lets go. */
+	if (device->created_capture)
+		release_queue(device, device->node.capture.type);
+	if (device->created_output)
+		release_queue(device, device->node.output.type);
+	device->io->close(device->io->data, device->fd);
+	free(device);
+}
+
+static const uda_device_interface v4l2_device_interface = {
+	.version = UDA_DEVICE_INTERFACE_VERSION_2,
+	.get_capability_sets = v4l2_get_capability_sets,
+	.destroy = v4l2_destroy,
+	.allocate = v4l2_allocate,
+	.import = v4l2_import,
+	.free = v4l2_free,
+	.export_fd = v4l2_export_fd,
+	.get_native = v4l2_get_native,
+	.get_device_native = v4l2_get_device_native,
+};
+
+static uda_result register_device(uda_context *ctx, struct v4l2_device *device, uda_device **out_device)
+{
+	const struct v4l2_probed_node *node = &device->node;
+	char name[160], identity[160], driver_key[48];
+	snprintf(name, sizeof(name), "%s %s: %s (%s)", node->driver, role_name(node->role), node->card, device->path);
+	snprintf(driver_key, sizeof(driver_key), "v4l2-driver:%s", node->driver);
+	uda_device_create_info info = {
+		.type = UDA_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.name = name,
+		.backend_name = V4L2_BACKEND_NAME,
+		.api = UDA_DEVICE_API_V4L2,
+		.interface = &v4l2_device_interface,
+		.device_data = device,
+	};
+	uda_backend_uuid_from_name(driver_key, info.driver_uuid);
+	/* The hardware by where it sits (bus info), what it is (card) and
+	 * which of its functions the node serves: the same in every process.
+	 * Two nodes alike in all three (two capture nodes of one chip) are
+	 * told apart by their paths. */
+	snprintf(identity, sizeof(identity), "v4l2:%s:%s:%s", node->bus_info, node->card, role_name(node->role));
+	uda_backend_uuid_from_name(identity, info.device_uuid);
+	uda_device *added = NULL;
+	uda_result result = uda_context_add_device(ctx, &info, &added);
+	if (result == UDA_ERROR_EXISTS) {
+		snprintf(identity, sizeof(identity), "v4l2:%s:%s:%s:%s", node->bus_info, node->card, role_name(node->role),
+		         device->path);
+		uda_backend_uuid_from_name(identity, info.device_uuid);
+		result = uda_context_add_device(ctx, &info, &added);
+	}
+	if (result != UDA_SUCCESS)
+		return result;
+	uda_device_info added_info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+	uda_device_get_info(added, &added_info);
+	memcpy(device->uuid, added_info.device_uuid, UDA_UUID_SIZE);
+	if (out_device)
+		*out_device = added;
+	return UDA_SUCCESS;
+}
+
+uda_result v4l2_device_add(uda_context *ctx, const char *path, const struct v4l2_io *io, uda_device **out_device)
+{
+	struct v4l2_device *device = calloc(1, sizeof(*device));
+	if (!device)
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	device->io = io;
+	snprintf(device->path, sizeof(device->path), "%s", path);
+	device->fd = io->open(io->data, path);
+	if (device->fd < 0) {
+		const int error = -device->fd;
+		free(device);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s: %s", path, strerror(error));
+	}
+	char why[160] = "";
+	if (!v4l2_probe_node(io, device->fd, &device->node, why, sizeof(why))) {
+		io->close(io->data, device->fd);
+		free(device);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s: %s", path, why);
+	}
+	const uda_result result = register_device(ctx, device, out_device);
+	if (result != UDA_SUCCESS)
+		v4l2_destroy(device);
+	return result;
+}
+
+uint32_t v4l2_devices_add_all(uda_context *ctx, const struct v4l2_io *io)
+{
+	char paths[V4L2_IO_MAX_NODES][V4L2_IO_PATH_MAX];
+	const uint32_t count = io->list(io->data, paths, V4L2_IO_MAX_NODES);
+	uint32_t added = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		if (v4l2_device_add(ctx, paths[i], io, NULL) == UDA_SUCCESS)
+			added++;
+		else
+			uda_context_log(ctx, UDA_LOG_INFO, "%s", uda_context_get_error(ctx));
+	}
+	return added;
+}

@@ -1,0 +1,707 @@
+/* v4l2_replay.h */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/videodev2.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "v4l2_replay.h"
+
+#define REPLAY_MAX_FORMATS 32
+#define REPLAY_MAX_SIZES 16
+#define REPLAY_MAX_OPEN 64
+#define REPLAY_MAX_BUFFERS 32
+#define REPLAY_LINE_MAX 512
+
+#ifndef VIDIOC_REMOVE_BUFS
+struct v4l2_remove_buffers {
+	__u32 index;
+	__u32 count;
+	__u32 type;
+	__u32 reserved[13];
+};
+#define VIDIOC_REMOVE_BUFS _IOWR('V', 104, struct v4l2_remove_buffers)
+#endif
+
+/* A format and the rule of the driver's TRY_FMT for it: bytesperline is
+ * the row (width x bytes_per_pixel) rounded up to pitch_alignment,
+ * sizeimage bytesperline x (height rounded up to height_alignment) x
+ * size_num / size_den + size_extra. */
+struct replay_format {
+	uint32_t pixelformat;
+	bool compressed;
+	uint32_t size_count;
+	uint32_t sizes[REPLAY_MAX_SIZES][2];
+	bool stepwise;
+	struct v4l2_frmsize_stepwise range;
+	uint32_t bytes_per_pixel, pitch_alignment, height_alignment, size_num, size_den, size_extra;
+};
+
+struct replay_queue {
+	uint32_t type;
+	uint32_t memory_caps;
+	uint32_t format_count;
+	struct replay_format formats[REPLAY_MAX_FORMATS];
+};
+
+struct replay_node {
+	char path[V4L2_IO_PATH_MAX];
+	char driver[16], card[32], bus[32];
+	uint32_t device_caps;
+	uint32_t queue_count;
+	struct replay_queue queues[2];
+};
+
+struct replay_buffer {
+	int memfd; /* -1: removed */
+	uint32_t length;
+};
+
+/* One open file of a node, with what V4L2 keeps per file handle. */
+struct replay_file {
+	int fd; /* -1: free slot */
+	const struct replay_node *node;
+	struct v4l2_format current[2];
+	bool has_current[2];
+	uint32_t buffer_count[2];
+	struct replay_buffer buffers[2][REPLAY_MAX_BUFFERS];
+};
+
+struct v4l2_replay {
+	struct v4l2_io io;
+	pthread_mutex_t lock;
+	uint32_t node_count;
+	struct replay_node nodes[V4L2_IO_MAX_NODES];
+	struct replay_file files[REPLAY_MAX_OPEN];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+
+static bool fail(char *why, size_t why_size, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(why, why_size, format, args);
+	va_end(args);
+	return false;
+}
+
+static bool parse_u32(const char *text, int base, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	const unsigned long value = strtoul(text, &end, base);
+	if (errno || end == text || *end || value > UINT32_MAX)
+		return false;
+	*out = (uint32_t)value;
+	return true;
+}
+
+static bool parse_size(const char *text, uint32_t *w, uint32_t *h)
+{
+	char width[16];
+	const char *x = strchr(text, 'x');
+	if (!x || (size_t)(x - text) >= sizeof(width))
+		return false;
+	memcpy(width, text, (size_t)(x - text));
+	width[x - text] = '\0';
+	return parse_u32(width, 10, w) && parse_u32(x + 1, 10, h) && *w && *h;
+}
+
+static bool parse_queue(struct replay_node *node, char **words, int count)
+{
+	static const struct {
+		const char *name;
+		uint32_t type;
+	} types[] = {
+		{"capture", V4L2_BUF_TYPE_VIDEO_CAPTURE},
+		{"output", V4L2_BUF_TYPE_VIDEO_OUTPUT},
+		{"capture-mplane", V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE},
+		{"output-mplane", V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE},
+	};
+	if (count < 2 || node->queue_count == 2)
+		return false;
+	struct replay_queue *queue = &node->queues[node->queue_count];
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (!strcmp(words[1], types[i].name))
+			queue->type = types[i].type;
+	}
+	if (!queue->type)
+		return false;
+	queue->memory_caps = V4L2_BUF_CAP_SUPPORTS_MMAP | V4L2_BUF_CAP_SUPPORTS_DMABUF;
+	if (count >= 4 && !strcmp(words[2], "memory")) {
+		queue->memory_caps = 0;
+		for (char *m = strtok(words[3], ","); m; m = strtok(NULL, ",")) {
+			if (!strcmp(m, "mmap"))
+				queue->memory_caps |= V4L2_BUF_CAP_SUPPORTS_MMAP;
+			else if (!strcmp(m, "dmabuf"))
+				queue->memory_caps |= V4L2_BUF_CAP_SUPPORTS_DMABUF;
+			else
+				return false;
+		}
+	} else if (count != 2) {
+		return false;
+	}
+	node->queue_count++;
+	return true;
+}
+
+static bool parse_format(struct replay_node *node, char **words, int count)
+{
+	if (!node->queue_count || count < 2 || strlen(words[1]) != 4)
+		return false;
+	struct replay_queue *queue = &node->queues[node->queue_count - 1];
+	if (queue->format_count == REPLAY_MAX_FORMATS)
+		return false;
+	struct replay_format *f = &queue->formats[queue->format_count];
+	memset(f, 0, sizeof(*f));
+	f->pixelformat = v4l2_fourcc(words[1][0], words[1][1], words[1][2], words[1][3]);
+	f->bytes_per_pixel = f->pitch_alignment = f->height_alignment = f->size_num = f->size_den = 1;
+	for (int i = 2; i < count; i++) {
+		const char *key = words[i];
+		if (!strcmp(key, "compressed")) {
+			f->compressed = true;
+			continue;
+		}
+		if (i + 1 >= count)
+			return false;
+		if (!strcmp(key, "discrete")) {
+			for (char *size = strtok(words[++i], ","); size; size = strtok(NULL, ",")) {
+				if (f->size_count == REPLAY_MAX_SIZES ||
+				    !parse_size(size, &f->sizes[f->size_count][0], &f->sizes[f->size_count][1]))
+					return false;
+				f->size_count++;
+			}
+		} else if (!strcmp(key, "stepwise")) {
+			/* stepwise MINxMIN MAXxMAX STEPxSTEP */
+			if (i + 3 >= count || !parse_size(words[i + 1], &f->range.min_width, &f->range.min_height) ||
+			    !parse_size(words[i + 2], &f->range.max_width, &f->range.max_height) ||
+			    !parse_size(words[i + 3], &f->range.step_width, &f->range.step_height))
+				return false;
+			f->stepwise = true;
+			i += 3;
+		} else if (!strcmp(key, "bpp")) {
+			if (!parse_u32(words[++i], 10, &f->bytes_per_pixel))
+				return false;
+		} else if (!strcmp(key, "pitch-align")) {
+			if (!parse_u32(words[++i], 10, &f->pitch_alignment) || !f->pitch_alignment)
+				return false;
+		} else if (!strcmp(key, "height-align")) {
+			if (!parse_u32(words[++i], 10, &f->height_alignment) || !f->height_alignment)
+				return false;
+		} else if (!strcmp(key, "size")) {
+			char *slash = strchr(words[++i], '/');
+			if (!slash)
+				return false;
+			*slash = '\0';
+			if (!parse_u32(words[i], 10, &f->size_num) || !parse_u32(slash + 1, 10, &f->size_den) ||
+			    !f->size_den)
+				return false;
+		} else if (!strcmp(key, "extra")) {
+			if (!parse_u32(words[++i], 10, &f->size_extra))
+				return false;
+		} else {
+			return false;
+		}
+	}
+	queue->format_count++;
+	return true;
+}
+
+static void copy_text(char *to, size_t size, const char *from)
+{
+	snprintf(to, size, "%s", from);
+}
+
+static bool parse_line(struct replay_node *node, char *line)
+{
+	char *rest = line + strcspn(line, " \t");
+	if (*rest)
+		*rest++ = '\0';
+	rest += strspn(rest, " \t");
+	if (!strcmp(line, "driver"))
+		copy_text(node->driver, sizeof(node->driver), rest);
+	else if (!strcmp(line, "card"))
+		copy_text(node->card, sizeof(node->card), rest);
+	else if (!strcmp(line, "bus"))
+		copy_text(node->bus, sizeof(node->bus), rest);
+	else if (!strcmp(line, "device-caps"))
+		return parse_u32(rest, 16, &node->device_caps);
+	else {
+		char *words[24] = {line};
+		int count = 1;
+		for (char *w = strtok(rest, " \t"); w && count < 24; w = strtok(NULL, " \t"))
+			words[count++] = w;
+		if (!strcmp(line, "queue"))
+			return parse_queue(node, words, count);
+		if (!strcmp(line, "format"))
+			return parse_format(node, words, count);
+		return false;
+	}
+	return true;
+}
+
+static bool read_node(const char *path, struct replay_node *node, char *why, size_t why_size)
+{
+	FILE *file = fopen(path, "re");
+	if (!file)
+		return fail(why, why_size, "%s: %s", path, strerror(errno));
+	memset(node, 0, sizeof(*node));
+	const char *base = strrchr(path, '/');
+	snprintf(node->path, sizeof(node->path), "replay:%.48s", base ? base + 1 : path);
+	char line[REPLAY_LINE_MAX];
+	unsigned number = 0;
+	bool ok = true;
+	while (ok && fgets(line, sizeof(line), file)) {
+		number++;
+		line[strcspn(line, "\r\n")] = '\0';
+		const char *start = line + strspn(line, " \t");
+		if (!*start || *start == '#')
+			continue;
+		ok = parse_line(node, (char *)start);
+		if (!ok)
+			fail(why, why_size, "%s:%u: not understood", path, number);
+	}
+	fclose(file);
+	if (ok && (!node->driver[0] || !node->queue_count))
+		ok = fail(why, why_size, "%s: no driver or no queue", path);
+	return ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Answering                                                                 */
+
+static struct replay_file *file_of(struct v4l2_replay *replay, int fd)
+{
+	for (int i = 0; i < REPLAY_MAX_OPEN; i++) {
+		if (replay->files[i].fd == fd && fd >= 0)
+			return &replay->files[i];
+	}
+	return NULL;
+}
+
+static int queue_index(const struct replay_node *node, uint32_t type)
+{
+	for (uint32_t i = 0; i < node->queue_count; i++) {
+		if (node->queues[i].type == type)
+			return (int)i;
+	}
+	return -1;
+}
+
+static const struct replay_format *find_format(const struct replay_queue *queue, uint32_t pixelformat)
+{
+	for (uint32_t i = 0; i < queue->format_count; i++) {
+		if (queue->formats[i].pixelformat == pixelformat)
+			return &queue->formats[i];
+	}
+	return NULL;
+}
+
+static int error(int code)
+{
+	errno = code;
+	return -1;
+}
+
+static bool is_mplane(uint32_t type)
+{
+	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+}
+
+/* TRY_FMT by the format's rule; the size kept within the driver's range
+ * or snapped to its first discrete size, as drivers adjust. */
+static int try_format(const struct replay_node *node, struct v4l2_format *f)
+{
+	const int q = queue_index(node, f->type);
+	if (q < 0)
+		return error(EINVAL);
+	const struct replay_queue *queue = &node->queues[q];
+	const bool mplane = is_mplane(f->type);
+	uint32_t pixelformat = mplane ? f->fmt.pix_mp.pixelformat : f->fmt.pix.pixelformat;
+	uint32_t width = mplane ? f->fmt.pix_mp.width : f->fmt.pix.width;
+	uint32_t height = mplane ? f->fmt.pix_mp.height : f->fmt.pix.height;
+	const struct replay_format *format = find_format(queue, pixelformat);
+	if (!format)
+		format = &queue->formats[0]; /* drivers answer a format they have */
+	if (format->stepwise) {
+		const struct v4l2_frmsize_stepwise *r = &format->range;
+		width = width < r->min_width ? r->min_width : width > r->max_width ? r->max_width : width;
+		height = height < r->min_height ? r->min_height : height > r->max_height ? r->max_height : height;
+		width -= (width - r->min_width) % (r->step_width ? r->step_width : 1);
+		height -= (height - r->min_height) % (r->step_height ? r->step_height : 1);
+	} else if (format->size_count) {
+		bool listed = false;
+		for (uint32_t i = 0; i < format->size_count && !listed; i++)
+			listed = format->sizes[i][0] == width && format->sizes[i][1] == height;
+		if (!listed) {
+			width = format->sizes[0][0];
+			height = format->sizes[0][1];
+		}
+	}
+	uint32_t pitch = 0;
+	uint64_t size = (uint64_t)width * height; /* a bitstream buffer: one byte a pixel */
+	if (!format->compressed) {
+		const uint64_t row = (uint64_t)width * format->bytes_per_pixel;
+		pitch = (uint32_t)((row + format->pitch_alignment - 1) / format->pitch_alignment * format->pitch_alignment);
+		const uint64_t rows = ((uint64_t)height + format->height_alignment - 1) / format->height_alignment *
+		                      format->height_alignment;
+		size = (uint64_t)pitch * rows * format->size_num / format->size_den + format->size_extra;
+	}
+	if (size > UINT32_MAX)
+		return error(EINVAL);
+	if (mplane) {
+		memset(&f->fmt.pix_mp, 0, sizeof(f->fmt.pix_mp));
+		f->fmt.pix_mp.pixelformat = format->pixelformat;
+		f->fmt.pix_mp.width = width;
+		f->fmt.pix_mp.height = height;
+		f->fmt.pix_mp.field = V4L2_FIELD_NONE;
+		f->fmt.pix_mp.num_planes = 1;
+		f->fmt.pix_mp.plane_fmt[0].bytesperline = pitch;
+		f->fmt.pix_mp.plane_fmt[0].sizeimage = (uint32_t)size;
+	} else {
+		memset(&f->fmt.pix, 0, sizeof(f->fmt.pix));
+		f->fmt.pix.pixelformat = format->pixelformat;
+		f->fmt.pix.width = width;
+		f->fmt.pix.height = height;
+		f->fmt.pix.field = V4L2_FIELD_NONE;
+		f->fmt.pix.bytesperline = pitch;
+		f->fmt.pix.sizeimage = (uint32_t)size;
+	}
+	return 0;
+}
+
+static uint32_t sizeimage_of(const struct v4l2_format *f)
+{
+	return is_mplane(f->type) ? f->fmt.pix_mp.plane_fmt[0].sizeimage : f->fmt.pix.sizeimage;
+}
+
+static uint32_t live_buffers(const struct replay_file *file, int q)
+{
+	uint32_t live = 0;
+	for (uint32_t i = 0; i < file->buffer_count[q]; i++)
+		live += file->buffers[q][i].memfd >= 0;
+	return live;
+}
+
+static void remove_buffers(struct replay_file *file, int q)
+{
+	for (uint32_t i = 0; i < file->buffer_count[q]; i++) {
+		if (file->buffers[q][i].memfd >= 0)
+			close(file->buffers[q][i].memfd);
+	}
+	file->buffer_count[q] = 0;
+}
+
+static void current_format(struct replay_file *file, int q, struct v4l2_format *out)
+{
+	if (!file->has_current[q]) {
+		/* The driver's default: its first format at its first size. */
+		const struct replay_format *first = &file->node->queues[q].formats[0];
+		memset(&file->current[q], 0, sizeof(file->current[q]));
+		file->current[q].type = file->node->queues[q].type;
+		const uint32_t w = first->stepwise ? first->range.min_width : first->size_count ? first->sizes[0][0] : 640;
+		const uint32_t h = first->stepwise ? first->range.min_height : first->size_count ? first->sizes[0][1] : 480;
+		if (is_mplane(file->current[q].type)) {
+			file->current[q].fmt.pix_mp.pixelformat = first->pixelformat;
+			file->current[q].fmt.pix_mp.width = w;
+			file->current[q].fmt.pix_mp.height = h;
+		} else {
+			file->current[q].fmt.pix.pixelformat = first->pixelformat;
+			file->current[q].fmt.pix.width = w;
+			file->current[q].fmt.pix.height = h;
+		}
+		try_format(file->node, &file->current[q]);
+		file->has_current[q] = true;
+	}
+	*out = file->current[q];
+}
+
+static int create_buffers(struct replay_file *file, struct v4l2_create_buffers *create)
+{
+	const int q = queue_index(file->node, create->format.type);
+	if (q < 0 || create->memory != V4L2_MEMORY_MMAP ||
+	    !(file->node->queues[q].memory_caps & V4L2_BUF_CAP_SUPPORTS_MMAP))
+		return error(EINVAL);
+	struct v4l2_format current;
+	current_format(file, q, &current);
+	const uint32_t length = sizeimage_of(&create->format);
+	if (length < sizeimage_of(&current))
+		return error(EINVAL); /* vb2's queue_setup: too small for the format */
+	create->index = file->buffer_count[q];
+	uint32_t made = 0;
+	for (; made < create->count && file->buffer_count[q] < REPLAY_MAX_BUFFERS; made++) {
+		const int memfd = memfd_create("v4l2-replay-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (memfd < 0 || ftruncate(memfd, length) != 0) {
+			if (memfd >= 0)
+				close(memfd);
+			break;
+		}
+		fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
+		file->buffers[q][file->buffer_count[q]++] = (struct replay_buffer){memfd, length};
+	}
+	if (!made && create->count)
+		return error(ENOMEM);
+	create->count = made;
+	create->capabilities = file->node->queues[q].memory_caps;
+	return 0;
+}
+
+static struct replay_buffer *buffer_of(struct replay_file *file, uint32_t type, uint32_t index)
+{
+	const int q = queue_index(file->node, type);
+	if (q < 0 || index >= file->buffer_count[q] || file->buffers[q][index].memfd < 0)
+		return NULL;
+	return &file->buffers[q][index];
+}
+
+static int answer(struct replay_file *file, unsigned long request, void *arg)
+{
+	const struct replay_node *node = file->node;
+	switch (request) {
+	case VIDIOC_QUERYCAP: {
+		struct v4l2_capability *cap = arg;
+		memset(cap, 0, sizeof(*cap));
+		memcpy(cap->driver, node->driver, strnlen(node->driver, sizeof(cap->driver)));
+		memcpy(cap->card, node->card, strnlen(node->card, sizeof(cap->card)));
+		memcpy(cap->bus_info, node->bus, strnlen(node->bus, sizeof(cap->bus_info)));
+		cap->version = 0x060100;
+		cap->device_caps = node->device_caps;
+		cap->capabilities = node->device_caps | V4L2_CAP_DEVICE_CAPS;
+		return 0;
+	}
+	case VIDIOC_ENUM_FMT: {
+		struct v4l2_fmtdesc *d = arg;
+		const int q = queue_index(node, d->type);
+		if (q < 0 || d->index >= node->queues[q].format_count)
+			return error(EINVAL);
+		const struct replay_format *f = &node->queues[q].formats[d->index];
+		d->pixelformat = f->pixelformat;
+		d->flags = f->compressed ? V4L2_FMT_FLAG_COMPRESSED : 0;
+		snprintf((char *)d->description, sizeof(d->description), "%.4s", (const char *)&f->pixelformat);
+		return 0;
+	}
+	case VIDIOC_ENUM_FRAMESIZES: {
+		struct v4l2_frmsizeenum *s = arg;
+		const struct replay_format *f = NULL;
+		for (uint32_t q = 0; q < node->queue_count && !f; q++)
+			f = find_format(&node->queues[q], s->pixel_format);
+		if (!f)
+			return error(EINVAL);
+		if (f->stepwise) {
+			if (s->index)
+				return error(EINVAL);
+			s->type = V4L2_FRMSIZE_TYPE_STEPWISE;
+			s->stepwise = f->range;
+			return 0;
+		}
+		if (s->index >= f->size_count)
+			return error(EINVAL);
+		s->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+		s->discrete.width = f->sizes[s->index][0];
+		s->discrete.height = f->sizes[s->index][1];
+		return 0;
+	}
+	case VIDIOC_TRY_FMT:
+		return try_format(node, arg);
+	case VIDIOC_G_FMT: {
+		struct v4l2_format *f = arg;
+		const int q = queue_index(node, f->type);
+		if (q < 0)
+			return error(EINVAL);
+		current_format(file, q, f);
+		return 0;
+	}
+	case VIDIOC_S_FMT: {
+		struct v4l2_format *f = arg;
+		const int q = queue_index(node, f->type);
+		if (q < 0)
+			return error(EINVAL);
+		if (live_buffers(file, q))
+			return error(EBUSY);
+		if (try_format(node, f) != 0)
+			return -1;
+		file->current[q] = *f;
+		file->has_current[q] = true;
+		return 0;
+	}
+	case VIDIOC_REQBUFS: {
+		struct v4l2_requestbuffers *r = arg;
+		const int q = queue_index(node, r->type);
+		if (q < 0 || r->count)
+			return error(EINVAL); /* the replay makes buffers through CREATE_BUFS only */
+		remove_buffers(file, q);
+		r->capabilities = node->queues[q].memory_caps;
+		return 0;
+	}
+	case VIDIOC_CREATE_BUFS:
+		return create_buffers(file, arg);
+	case VIDIOC_QUERYBUF: {
+		struct v4l2_buffer *b = arg;
+		const struct replay_buffer *buffer = buffer_of(file, b->type, b->index);
+		if (!buffer || (is_mplane(b->type) && (!b->m.planes || b->length < 1)))
+			return error(EINVAL);
+		if (is_mplane(b->type)) {
+			b->length = 1;
+			b->m.planes[0].length = buffer->length;
+		} else {
+			b->length = buffer->length;
+		}
+		return 0;
+	}
+	case VIDIOC_EXPBUF: {
+		struct v4l2_exportbuffer *e = arg;
+		const struct replay_buffer *buffer = buffer_of(file, e->type, e->index);
+		if (!buffer || e->plane)
+			return error(EINVAL);
+		e->fd = fcntl(buffer->memfd, F_DUPFD_CLOEXEC, 0);
+		return e->fd < 0 ? -1 : 0;
+	}
+	case VIDIOC_REMOVE_BUFS: {
+		struct v4l2_remove_buffers *r = arg;
+		const int q = queue_index(node, r->type);
+		if (q < 0 || r->index >= file->buffer_count[q] || r->count > file->buffer_count[q] - r->index)
+			return error(EINVAL);
+		for (uint32_t i = r->index; i < r->index + r->count; i++) {
+			if (file->buffers[q][i].memfd >= 0)
+				close(file->buffers[q][i].memfd);
+			file->buffers[q][i].memfd = -1;
+		}
+		return 0;
+	}
+	}
+	return error(ENOTTY);
+}
+
+static int replay_ioctl(void *data, int fd, unsigned long request, void *arg)
+{
+	struct v4l2_replay *replay = data;
+	pthread_mutex_lock(&replay->lock);
+	struct replay_file *file = file_of(replay, fd);
+	const int result = file ? answer(file, request, arg) : error(EBADF);
+	const int saved = errno;
+	pthread_mutex_unlock(&replay->lock);
+	errno = saved;
+	return result;
+}
+
+static uint32_t replay_list(void *data, char (*out)[V4L2_IO_PATH_MAX], uint32_t capacity)
+{
+	const struct v4l2_replay *replay = data;
+	uint32_t count = 0;
+	for (; count < replay->node_count && count < capacity; count++)
+		snprintf(out[count], V4L2_IO_PATH_MAX, "%s", replay->nodes[count].path);
+	return count;
+}
+
+static int replay_open(void *data, const char *path)
+{
+	struct v4l2_replay *replay = data;
+	const struct replay_node *node = NULL;
+	for (uint32_t i = 0; i < replay->node_count && !node; i++) {
+		if (!strcmp(replay->nodes[i].path, path))
+			node = &replay->nodes[i];
+	}
+	if (!node)
+		return -ENOENT;
+	/* A real fd, so that the device's fd behaves as one (close, dup). */
+	const int fd = memfd_create("v4l2-replay-node", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	pthread_mutex_lock(&replay->lock);
+	struct replay_file *file = NULL;
+	for (int i = 0; i < REPLAY_MAX_OPEN && !file; i++) {
+		if (replay->files[i].fd < 0)
+			file = &replay->files[i];
+	}
+	if (file) {
+		memset(file, 0, sizeof(*file));
+		file->fd = fd;
+		file->node = node;
+	}
+	pthread_mutex_unlock(&replay->lock);
+	if (!file) {
+		close(fd);
+		return -EMFILE;
+	}
+	return fd;
+}
+
+static void replay_close(void *data, int fd)
+{
+	struct v4l2_replay *replay = data;
+	pthread_mutex_lock(&replay->lock);
+	struct replay_file *file = file_of(replay, fd);
+	if (file) {
+		/* As vb2 does when the queue's owner closes its file. */
+		remove_buffers(file, 0);
+		remove_buffers(file, 1);
+		file->fd = -1;
+	}
+	pthread_mutex_unlock(&replay->lock);
+	close(fd);
+}
+
+struct v4l2_replay *v4l2_replay_create(const char *paths, char *why, size_t why_size)
+{
+	struct v4l2_replay *replay = calloc(1, sizeof(*replay));
+	char *list = paths ? strdup(paths) : NULL;
+	if (!replay || !list) {
+		free(replay);
+		free(list);
+		fail(why, why_size, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&replay->lock, NULL);
+	for (int i = 0; i < REPLAY_MAX_OPEN; i++)
+		replay->files[i].fd = -1;
+	replay->io = (struct v4l2_io){replay_ioctl, replay, replay_list, replay_open, replay_close};
+	bool ok = true;
+	char *save = NULL;
+	for (char *path = strtok_r(list, ":", &save); ok && path; path = strtok_r(NULL, ":", &save)) {
+		if (replay->node_count == V4L2_IO_MAX_NODES)
+			ok = fail(why, why_size, "more than %d recorded nodes", V4L2_IO_MAX_NODES);
+		else
+			ok = read_node(path, &replay->nodes[replay->node_count++], why, why_size);
+	}
+	free(list);
+	if (!ok) {
+		v4l2_replay_destroy(replay);
+		return NULL;
+	}
+	return replay;
+}
+
+void v4l2_replay_destroy(struct v4l2_replay *replay)
+{
+	if (!replay)
+		return;
+	for (int i = 0; i < REPLAY_MAX_OPEN; i++) {
+		if (replay->files[i].fd >= 0)
+			replay_close(replay, replay->files[i].fd);
+	}
+	pthread_mutex_destroy(&replay->lock);
+	free(replay);
+}
+
+const struct v4l2_io *v4l2_replay_io(struct v4l2_replay *replay)
+{
+	return &replay->io;
+}
+
+unsigned v4l2_replay_live_buffers(const struct v4l2_replay *replay)
+{
+	unsigned live = 0;
+	for (int i = 0; i < REPLAY_MAX_OPEN; i++) {
+		if (replay->files[i].fd >= 0)
+			live += live_buffers(&replay->files[i], 0) + live_buffers(&replay->files[i], 1);
+	}
+	return live;
+}

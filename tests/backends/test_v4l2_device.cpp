@@ -1,0 +1,430 @@
+// The v4l2 backend's devices (core/backends/v4l2/v4l2_device.c) over
+// recorded drivers replayed through the ioctl seam
+// (tests/backends/v4l2-fixtures/replay/*.v4l2, v4l2_replay.c): who they
+// are, what each role answers, buffers the node makes and buffers it
+// takes, and a camera, a GPU and a display agreeing on one buffer.
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/videodev2.h>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+#include <uda/uda_v4l2.h>
+
+#include "drm_fixture.hpp"
+#include "fd_count.hpp"
+#include "set_spec.hpp"
+#include "test_device.h"
+
+extern "C" {
+#include "v4l2_device.h"
+#include "v4l2_replay.h"
+}
+
+using namespace uda_test;
+
+namespace
+{
+
+std::string recorded(const char *name)
+{
+	return std::string(UDA_TEST_V4L2_REPLAY_DIR) + "/" + name;
+}
+
+struct Replay {
+	v4l2_replay *replay = nullptr;
+
+	explicit Replay(const std::string &paths)
+	{
+		char why[256] = "";
+		replay = v4l2_replay_create(paths.c_str(), why, sizeof(why));
+		EXPECT_NE(replay, nullptr) << why;
+	}
+	~Replay() { v4l2_replay_destroy(replay); }
+	const v4l2_io *io() const { return v4l2_replay_io(replay); }
+	unsigned live_buffers() const { return v4l2_replay_live_buffers(replay); }
+};
+
+uda_device *add(uda_context *ctx, const Replay &replay, const char *file)
+{
+	uda_device *device = nullptr;
+	const std::string path = std::string("replay:") + file;
+	EXPECT_EQ(v4l2_device_add(ctx, path.c_str(), replay.io(), &device), UDA_SUCCESS) << uda_context_get_error(ctx);
+	return device;
+}
+
+uda_usage_atom atom(uda_usage_name name)
+{
+	return {UDA_VENDOR_NONE, static_cast<uint16_t>(name), 0, nullptr};
+}
+
+struct Usage {
+	uda_usage_atom atoms[1];
+	uda_usage usage;
+	explicit Usage(uda_usage_name name) : atoms{atom(name)}, usage{UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, atoms} {}
+};
+
+uda_assertion assertion(uint32_t width, uint32_t height, uint32_t format)
+{
+	return {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, width, height, format, 0};
+}
+
+uda_result sets_of(uda_device *device, uint32_t width, uint32_t height, uint32_t format, uda_usage_name usage,
+                   ListPtr &out)
+{
+	const uda_assertion a = assertion(width, height, format);
+	const Usage u(usage);
+	uda_capability_set_list *list = nullptr;
+	const uda_result r = uda_device_get_capability_sets(device, &a, &u.usage, &list);
+	out.reset(list);
+	return r;
+}
+
+uint64_t constraint(const uda_capability_set_list *list, uint32_t set, uda_constraint c)
+{
+	bool present = false;
+	uint64_t value = 0;
+	EXPECT_EQ(uda_capability_set_list_get_constraint(list, set, c, &present, &value), UDA_SUCCESS);
+	return present ? value : 0;
+}
+
+std::string text_of(uda_context *ctx)
+{
+	return uda_context_get_error(ctx);
+}
+
+const char *const kAllRecorded[] = {"uvc-elp4k.v4l2", "vivid.v4l2", "hantro-rk3399-dec.v4l2",
+                                    "hantro-rk3399-enc.v4l2", "bcm2835-codec-decode.v4l2"};
+
+std::string all_recorded()
+{
+	std::string paths;
+	for (const char *file : kAllRecorded)
+		paths += (paths.empty() ? "" : ":") + recorded(file);
+	return paths;
+}
+
+} // namespace
+
+TEST(V4l2Device, EveryRecordedNodeBecomesADeviceNamedForWhatItDoes)
+{
+	Replay replay(all_recorded()); // outlives the context
+	const ContextPtr ctx = make_context();
+	ASSERT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 5u);
+	uint32_t count = 0;
+	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, nullptr), UDA_SUCCESS);
+	std::vector<uda_device *> devices(count);
+	ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices.data()), UDA_SUCCESS);
+	std::vector<std::string> names;
+	for (uda_device *device : devices) {
+		uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		ASSERT_EQ(uda_device_get_info(device, &info), UDA_SUCCESS);
+		EXPECT_EQ(info.api, UDA_DEVICE_API_V4L2);
+		EXPECT_STREQ(info.backend_name, "v4l2");
+		EXPECT_STREQ(uda_device_api_to_string(info.api), "V4L2");
+		names.push_back(info.name);
+	}
+	ASSERT_EQ(names.size(), 5u);
+	EXPECT_EQ(names[0], "uvcvideo camera: HD USB CAMERA: HD USB CAMERA (replay:uvc-elp4k.v4l2)");
+	EXPECT_EQ(names[2], "hantro-vpu decoder: rockchip,rk3399-vpu-dec (replay:hantro-rk3399-dec.v4l2)");
+	EXPECT_EQ(names[3], "hantro-vpu encoder: rockchip,rk3399-vpu-enc (replay:hantro-rk3399-enc.v4l2)");
+	EXPECT_EQ(names[4], "bcm2835-codec decoder: bcm2835-codec-decode (replay:bcm2835-codec-decode.v4l2)");
+}
+
+// The UUID comes from where the hardware sits and what it is, so another
+// process (another context) names the same node alike; the decoder and
+// the encoder of one hantro block differ.
+TEST(V4l2Device, TheSameHardwareHasTheSameUuidInEveryContext)
+{
+	Replay replay(all_recorded());
+	std::vector<std::vector<uint8_t>> uuids[2];
+	for (auto &run : uuids) {
+		const ContextPtr ctx = make_context();
+		ASSERT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 5u);
+		uda_device *devices[5];
+		uint32_t count = 5;
+		ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_SUCCESS);
+		for (uda_device *device : devices) {
+			uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			uda_device_get_info(device, &info);
+			run.emplace_back(info.device_uuid, info.device_uuid + UDA_UUID_SIZE);
+		}
+	}
+	EXPECT_EQ(uuids[0], uuids[1]);
+	EXPECT_NE(uuids[0][2], uuids[0][3]) << "decoder and encoder of one block";
+}
+
+TEST(V4l2Device, ANodeThatSharesNoBuffersIsNoDevice)
+{
+	// uvcvideo's metadata node (v4l2-fixtures/uvcvideo-c922-metadata-node.txt):
+	// device caps 0x04a00000, metadata capture and streaming, no video.
+	char path[] = "/tmp/uda-v4l2-metadata-XXXXXX";
+	const int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const std::string text = "driver uvcvideo\ncard C922 Pro Stream Webcam\nbus usb-5200000.usb-1\n"
+	                         "device-caps 0x04a00000\nqueue capture\nformat UVCH compressed\n";
+	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	Replay replay(path);
+	const ContextPtr ctx = make_context();
+	uda_device *device = nullptr;
+	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	EXPECT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &device), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(text_of(ctx.get()).find("not a video device"), std::string::npos) << text_of(ctx.get());
+	EXPECT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 0u);
+	unlink(path);
+}
+
+TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
+{
+	Replay replay(all_recorded()); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *camera = add(ctx.get(), replay, "uvc-elp4k.v4l2");
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	uda_device *encoder = add(ctx.get(), replay, "hantro-rk3399-enc.v4l2");
+	ListPtr sets;
+	ASSERT_EQ(sets_of(camera, 1920, 1080, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 3840u);
+	EXPECT_EQ(sets_of(camera, 1920, 1080, DRM_FORMAT_YUYV, UDA_USAGE_VIDEO_DECODE, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(text_of(ctx.get()).find("a camera, does not serve usage"), std::string::npos) << text_of(ctx.get());
+
+	ASSERT_EQ(sets_of(decoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 1280u);
+	EXPECT_EQ(sets_of(decoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_ENCODE, sets), UDA_ERROR_UNSUPPORTED);
+
+	// The encoder reads YUYV at 32-byte rows; NV12M is two buffers, which uda does not describe.
+	ASSERT_EQ(sets_of(encoder, 1280, 720, DRM_FORMAT_YUYV, UDA_USAGE_VIDEO_ENCODE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 2560u);
+	EXPECT_NE(sets_of(encoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_ENCODE, sets), UDA_SUCCESS);
+	EXPECT_NE(text_of(ctx.get()).find("separate buffers"), std::string::npos) << text_of(ctx.get());
+}
+
+// A camera that makes its own buffers: VIDIOC_CREATE_BUFS on the backend's
+// fd, exported with VIDIOC_EXPBUF, and gone from the queue when freed.
+TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)
+{
+	const int fds_before = open_fd_count();
+	{
+		Replay replay(recorded("vivid.v4l2")); // outlives the context
+		const ContextPtr ctx = make_context();
+		uda_device *camera = add(ctx.get(), replay, "vivid.v4l2");
+		const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
+		const Usage u(UDA_USAGE_CAMERA_CAPTURE);
+		const uda_device_usage parties[] = {{camera, &u.usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+		uda_allocation *first = nullptr, *second = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &first, nullptr, nullptr), UDA_SUCCESS)
+		        << text_of(ctx.get());
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &second, nullptr, nullptr), UDA_SUCCESS)
+		        << text_of(ctx.get());
+		EXPECT_EQ(replay.live_buffers(), 2u);
+
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(first, &m), UDA_SUCCESS);
+		EXPECT_EQ(m.plane_count, 1u);
+		EXPECT_EQ(m.planes[0].pitch, 1280u) << "vivid's bytesperline, recorded";
+		EXPECT_EQ(m.size, 614400u) << "vivid's sizeimage, recorded";
+		uda_v4l2_native native = {UDA_STRUCTURE_TYPE_V4L2_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(second, &native), UDA_SUCCESS);
+		EXPECT_EQ(native.memory, static_cast<uint32_t>(V4L2_MEMORY_MMAP));
+		EXPECT_EQ(native.buffer_type, static_cast<uint32_t>(V4L2_BUF_TYPE_VIDEO_CAPTURE));
+		EXPECT_EQ(native.index, 1u);
+		EXPECT_EQ(native.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_YUYV));
+		EXPECT_EQ(native.bytesperline, 1280u);
+		EXPECT_GE(native.dma_buf, 0);
+		uda_v4l2_device_native device_native = {UDA_STRUCTURE_TYPE_V4L2_DEVICE_NATIVE};
+		ASSERT_EQ(uda_device_get_native(camera, &device_native), UDA_SUCCESS);
+		EXPECT_EQ(device_native.capture_type, static_cast<uint32_t>(V4L2_BUF_TYPE_VIDEO_CAPTURE));
+		EXPECT_EQ(device_native.output_type, 0u);
+		EXPECT_GE(device_native.fd, 0);
+
+		int exported = -1;
+		ASSERT_EQ(uda_allocation_export(first, UDA_HANDLE_TYPE_DMA_BUF, &exported), UDA_SUCCESS);
+		EXPECT_GE(lseek(exported, 0, SEEK_END), 614400);
+		close(exported);
+		EXPECT_EQ(uda_allocation_export(first, UDA_HANDLE_TYPE_OPAQUE_FD, &exported), UDA_ERROR_UNSUPPORTED);
+		uda_allocation_destroy(first);
+		EXPECT_EQ(replay.live_buffers(), 1u);
+		uda_allocation_destroy(second);
+		EXPECT_EQ(replay.live_buffers(), 0u);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// Memory another device made, taken by the decoder's capture queue as
+// V4L2_MEMORY_DMABUF: only where V4L2 puts the planes, at the driver's
+// pitch, and large enough for its sizeimage.
+TEST(V4l2Device, ADecoderTakesMemoryOnlyAtTheLayoutItsDriverReads)
+{
+	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	const Usage u(UDA_USAGE_VIDEO_DECODE);
+	const uda_device_usage parties[] = {{decoder, &u.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	uda_capability_set_list *agreed = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &agreed), UDA_SUCCESS) << text_of(ctx.get());
+	const ListPtr agreed_owner(agreed);
+
+	const uint32_t sizeimage = 1280 * 720 * 3 / 2;
+	const int memory = memfd_create("stand-in-dma-buf", MFD_CLOEXEC);
+	ASSERT_EQ(ftruncate(memory, sizeimage), 0);
+	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	m.width = 1280;
+	m.height = 720;
+	m.format = DRM_FORMAT_NV12;
+	m.handle_type = UDA_HANDLE_TYPE_DMA_BUF;
+	m.size = sizeimage;
+	m.plane_count = 2;
+	m.planes[0] = {0, 1280};
+	m.planes[1] = {1280 * 720, 1280};
+	uda_import_info import = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, decoder, memory, &m, agreed, 0, 0};
+	uda_allocation *taken = nullptr;
+	ASSERT_EQ(uda_import(&import, &taken), UDA_SUCCESS) << text_of(ctx.get());
+	uda_v4l2_native native = {UDA_STRUCTURE_TYPE_V4L2_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(taken, &native), UDA_SUCCESS);
+	EXPECT_EQ(native.memory, static_cast<uint32_t>(V4L2_MEMORY_DMABUF));
+	EXPECT_EQ(native.buffer_type, static_cast<uint32_t>(V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE));
+	EXPECT_EQ(native.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_NV12));
+	EXPECT_NE(native.dma_buf, memory) << "uda keeps its own fd";
+	uda_allocation_destroy(taken);
+	EXPECT_EQ(replay.live_buffers(), 0u) << "an import makes no buffer on the queue";
+
+	// Chroma where a GPU that pads the luma to 16-row tiles would put it.
+	ASSERT_EQ(ftruncate(memory, 1280 * 736 * 3 / 2), 0);
+	m.size = 1280 * 736 * 3 / 2;
+	m.planes[1].offset = 1280 * 736;
+	EXPECT_EQ(uda_import(&import, &taken), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(text_of(ctx.get()).find("the driver reads it at 921600"), std::string::npos) << text_of(ctx.get());
+	close(memory);
+}
+
+TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
+{
+	char path[] = "/tmp/uda-v4l2-mmap-only-XXXXXX";
+	const int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const std::string text = "driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x05230005\n"
+	                         "queue capture memory mmap\nformat YUYV discrete 640x480 bpp 2\n";
+	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	Replay replay(path);
+	const ContextPtr ctx = make_context();
+	uda_device *camera = nullptr;
+	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
+	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
+	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
+	const uda_device_usage parties[] = {{camera, &u.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	uda_allocation *own = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &own, nullptr, nullptr), UDA_SUCCESS) << text_of(ctx.get());
+	uda_allocation *again = nullptr;
+	const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, own, camera,
+	                                           UDA_HANDLE_TYPE_DMA_BUF, 0};
+	EXPECT_EQ(uda_import_allocation(&import, &again), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(text_of(ctx.get()).find("takes no DMA-BUFs: it must allocate"), std::string::npos)
+	        << text_of(ctx.get());
+	uda_allocation_destroy(own);
+	unlink(path);
+}
+
+// The pipeline the issue names, on recorded answers: a UVC camera's
+// 1080p YUYV frames, sampled by a GPU (64-byte linear rows, DMA-BUF
+// imports: Intel's, modelled) and scanned out by a recorded Intel Gen9
+// display, in one buffer the camera makes and the GPU imports.
+TEST(V4l2Device, ACameraAGpuAndADisplayAgreeOnOneBuffer)
+{
+	Replay replay(recorded("uvc-elp4k.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *camera = add(ctx.get(), replay, "uvc-elp4k.v4l2");
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_YUYV);
+
+	uda_device *gpu = nullptr;
+	const test_device_node gpu_node = {UDA_DEVICE_API_OTHER, 226, 128, true};
+	ASSERT_EQ(test_device_add_on_node(ctx.get(), "GPU (64-byte rows)", 0x61,
+	                                  make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR, 0),
+	                                                          common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)},
+	                                                         {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64}}}})
+	                                          .release(),
+	                                  &gpu_node, &gpu),
+	          UDA_SUCCESS);
+
+	drm_fixture::Display display_record("intel-gen9.txt");
+	uda_capability_set_list *scanout_sets = nullptr;
+	ASSERT_EQ(uda_capability_set_list_create(ctx.get(), &scanout_sets), UDA_SUCCESS);
+	const Usage scanout(UDA_USAGE_SCANOUT);
+	ASSERT_EQ(drm_scanout_capability_sets(&display_record.record, ctx.get(), &a, &scanout.usage, scanout_sets),
+	          UDA_SUCCESS)
+	        << text_of(ctx.get());
+	uda_device *display = nullptr;
+	ASSERT_EQ(test_device_add(ctx.get(), "Intel Gen9 display (recorded)", 0x62, scanout_sets, &display, nullptr),
+	          UDA_SUCCESS);
+
+	const Usage capture(UDA_USAGE_CAMERA_CAPTURE), sampled(UDA_USAGE_SAMPLED);
+	const uda_device_usage parties[] = {{camera, &capture.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 3, parties};
+	uda_allocation *frame = nullptr;
+	uda_capability_set_list *agreed = nullptr;
+	uint32_t index = 0;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &frame, &agreed, &index), UDA_SUCCESS) << text_of(ctx.get());
+	const ListPtr agreed_owner(agreed);
+	EXPECT_EQ(count_of(agreed), 1u) << "the camera's linear rows; the display's tiled layouts the camera cannot write";
+	EXPECT_EQ(constraint(agreed, index, UDA_CONSTRAINT_MAX_PITCH), 3840u);
+	uda_device *allocator = nullptr;
+	uda_allocation_get_device(frame, &allocator);
+	EXPECT_EQ(allocator, camera);
+	uda_allocation *sampled_frame = nullptr;
+	const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame, gpu,
+	                                           UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+	EXPECT_EQ(uda_import_allocation(&import, &sampled_frame), UDA_SUCCESS) << text_of(ctx.get());
+	uda_allocation_destroy(sampled_frame);
+	uda_allocation_destroy(frame);
+}
+
+// The guess a player makes today, answered: the recorded decoder writes
+// 1080p NV12 at its 1920-byte rows, a GPU samples rows of 256-byte
+// multiples; nothing is common, and the message says at which device.
+TEST(V4l2Device, ADecoderAndAGpuThatCannotAgreeAreToldWhere)
+{
+	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	uda_device *gpu = nullptr;
+	ASSERT_EQ(test_device_add(ctx.get(), "GPU (256-byte rows)", 0x63,
+	                          make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR, 0),
+	                                                  common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)},
+	                                                 {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 256}}}})
+	                                  .release(),
+	                          &gpu, nullptr),
+	          UDA_SUCCESS);
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const Usage decode(UDA_USAGE_VIDEO_DECODE), sampled(UDA_USAGE_SAMPLED);
+	const uda_device_usage parties[] = {{decoder, &decode.usage}, {gpu, &sampled.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};
+	uda_capability_set_list *agreed = nullptr;
+	EXPECT_EQ(uda_negotiate(ctx.get(), &info, &agreed), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(text_of(ctx.get()).find("GPU (256-byte rows)"), std::string::npos) << text_of(ctx.get());
+}
+
+TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
+{
+	char path[] = "/tmp/uda-v4l2-bad-XXXXXX";
+	const int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const std::string text = "driver vivid\nqueue capture\nformat YUYV discrete 640by480\n";
+	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	char why[256] = "";
+	EXPECT_EQ(v4l2_replay_create(path, why, sizeof(why)), nullptr);
+	EXPECT_NE(std::string(why).find(":3: not understood"), std::string::npos) << why;
+	EXPECT_EQ(v4l2_replay_create("/nonexistent/recording.v4l2", why, sizeof(why)), nullptr);
+	unlink(path);
+}
