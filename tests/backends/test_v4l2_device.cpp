@@ -5,8 +5,10 @@
 // takes, and a camera, a GPU and a display agreeing on one buffer.
 #include <drm_fourcc.h>
 #include <fcntl.h>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <linux/videodev2.h>
+#include <memory>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 
 extern "C" {
 #include "v4l2_device.h"
+#include "v4l2_probe.h"
 #include "v4l2_replay.h"
 }
 
@@ -427,4 +430,59 @@ TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 	EXPECT_NE(std::string(why).find(":3: not understood"), std::string::npos) << why;
 	EXPECT_EQ(v4l2_replay_create("/nonexistent/recording.v4l2", why, sizeof(why)), nullptr);
 	unlink(path);
+}
+
+// The kernel's own nodes, where there are any (a camera, or vivid:
+// modprobe vivid): every node probes, and each camera makes, exports and
+// frees a buffer of its first image format at its first size.
+TEST(V4l2Kernel, EveryVideoNodeIsADeviceAndACameraMakesABuffer)
+{
+	char paths[V4L2_IO_MAX_NODES][V4L2_IO_PATH_MAX];
+	const uint32_t nodes = v4l2_io_kernel.list(nullptr, paths, V4L2_IO_MAX_NODES);
+	if (!nodes)
+		GTEST_SKIP() << "no /dev/video* on this machine: the real-device test needs a camera or vivid "
+		                "(modprobe vivid)";
+	const ContextPtr ctx = make_context();
+	unsigned cameras = 0;
+	for (uint32_t n = 0; n < nodes; n++) {
+		const int fd = v4l2_io_kernel.open(nullptr, paths[n]);
+		if (fd < 0)
+			continue; // no permission: the backend skips it alike
+		auto node = std::make_unique<v4l2_probed_node>();
+		char why[160] = "";
+		const bool video = v4l2_probe_node(&v4l2_io_kernel, fd, node.get(), why, sizeof(why));
+		v4l2_io_kernel.close(nullptr, fd);
+		uda_device *device = nullptr;
+		const uda_result added = v4l2_device_add(ctx.get(), paths[n], &v4l2_io_kernel, &device);
+		EXPECT_EQ(added == UDA_SUCCESS, video) << paths[n] << ": " << why << " / " << text_of(ctx.get());
+		if (!video || node->role != V4L2_NODE_CAMERA)
+			continue;
+		const v4l2_probed_format *format = nullptr;
+		for (uint32_t i = 0; i < node->capture.format_count && !format; i++) {
+			if (node->capture.formats[i].image && node->capture.formats[i].image->memory_planes == 1)
+				format = &node->capture.formats[i];
+		}
+		if (!format)
+			continue;
+		const uint32_t width = format->stepwise ? format->min_width : format->size_count ? format->sizes[0][0] : 640;
+		const uint32_t height = format->stepwise ? format->min_height : format->size_count ? format->sizes[0][1] : 480;
+		const uda_assertion a = assertion(width, height, format->image->drm);
+		const Usage u(UDA_USAGE_CAMERA_CAPTURE);
+		const uda_device_usage parties[] = {{device, &u.usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+		uda_allocation *frame = nullptr;
+		if (uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr) != UDA_SUCCESS) {
+			ADD_FAILURE() << paths[n] << " " << width << "x" << height << ": " << text_of(ctx.get());
+			continue;
+		}
+		int exported = -1;
+		EXPECT_EQ(uda_allocation_export(frame, UDA_HANDLE_TYPE_DMA_BUF, &exported), UDA_SUCCESS) << text_of(ctx.get());
+		if (exported >= 0)
+			close(exported);
+		uda_allocation_destroy(frame);
+		cameras++;
+		std::printf("%s: %s at %ux%u made, exported, freed\n", paths[n], node->card, width, height);
+	}
+	if (!cameras)
+		GTEST_SKIP() << "video nodes, but no camera among them to make a buffer";
 }

@@ -1,0 +1,353 @@
+/*
+ * uda-pipeline: a camera or a video decoder, a GPU and a display agree on
+ * one buffer. Prints what each device offered for the frame, what they
+ * agreed on (or, where nothing is common, which device ended it and what
+ * each pair could share), then allocates the frame, imports it into the
+ * others, and says how to queue it on the V4L2 node.
+ *
+ *   uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]
+ *
+ * Devices are the machine's own: the first V4L2 camera or decoder (or the
+ * one whose name contains NAME), the first Vulkan (else GL) device, the
+ * first DRM display. --recorded replays the recorded drivers of DIR
+ * (*.v4l2, tests/backends/v4l2-fixtures/replay) in place of /dev/video*,
+ * through UDA_V4L2_REPLAY.
+ */
+#include <dirent.h>
+#include <drm_fourcc.h>
+#include <getopt.h>
+#include <linux/videodev2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uda/uda_v4l2.h>
+
+#include "common/describe.h"
+
+#define MAX_DEVICES 32
+#define REPLAY_PATHS_MAX 4096
+
+enum party_kind { PARTY_SOURCE, PARTY_GPU, PARTY_DISPLAY, PARTY_COUNT };
+
+struct party {
+	const char *role; /* "source", "GPU", "display" */
+	uda_device *device;
+	uda_usage_atom atom;
+	uda_usage usage;
+	uda_capability_set_list *offer;
+};
+
+struct options {
+	const char *source;
+	const char *recorded;
+	uint32_t width, height, format;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* UDA_V4L2_REPLAY from every *.v4l2 of the folder, in name order. */
+static bool set_replay(const char *folder)
+{
+	DIR *dir = opendir(folder);
+	if (!dir) {
+		fprintf(stderr, "uda-pipeline: %s: cannot open\n", folder);
+		return false;
+	}
+	char *names[64];
+	size_t count = 0;
+	for (struct dirent *entry; count < 64 && (entry = readdir(dir));) {
+		const size_t length = strlen(entry->d_name);
+		if (length > 5 && !strcmp(entry->d_name + length - 5, ".v4l2"))
+			names[count++] = strdup(entry->d_name);
+	}
+	closedir(dir);
+	qsort(names, count, sizeof(names[0]), by_name);
+	char paths[REPLAY_PATHS_MAX] = "";
+	size_t used = 0;
+	bool fits = true;
+	for (size_t i = 0; i < count; i++) {
+		const int n = snprintf(paths + used, sizeof(paths) - used, "%s%s/%s", used ? ":" : "", folder, names[i]);
+		fits = fits && names[i] && n > 0 && (size_t)n < sizeof(paths) - used;
+		if (fits)
+			used += (size_t)n;
+		free(names[i]);
+	}
+	if (!count || !fits) {
+		fprintf(stderr, "uda-pipeline: %s: %s\n", folder, count ? "too many recordings" : "no *.v4l2 recordings");
+		return false;
+	}
+	return setenv("UDA_V4L2_REPLAY", paths, 1) == 0;
+}
+
+static const char *device_name(uda_device *device)
+{
+	uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+	return uda_device_get_info(device, &info) == UDA_SUCCESS ? info.name : "?";
+}
+
+static uda_device_api device_api(uda_device *device)
+{
+	uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+	return uda_device_get_info(device, &info) == UDA_SUCCESS ? info.api : UDA_DEVICE_API_ANY;
+}
+
+static void set_usage(struct party *party, uda_usage_name name)
+{
+	party->atom = (uda_usage_atom){UDA_VENDOR_NONE, (uint16_t)name, 0, NULL};
+	party->usage = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &party->atom};
+}
+
+/* What the party offers for the frame; false, having said why, if nothing. */
+static bool ask(struct party *party, const uda_assertion *assertion)
+{
+	uda_capability_set_list_destroy(party->offer);
+	party->offer = NULL;
+	return uda_device_get_capability_sets(party->device, assertion, &party->usage, &party->offer) == UDA_SUCCESS;
+}
+
+/* The source: a V4L2 node that answers as a camera or as a decoder for
+ * the frame (the first format of NV12, YUYV that it has, unless asked). */
+static bool find_source(uda_context *ctx, uda_device **devices, uint32_t count, const struct options *options,
+                        struct party *source, uda_assertion *assertion)
+{
+	static const uint32_t formats[] = {DRM_FORMAT_NV12, DRM_FORMAT_YUYV};
+	static const uda_usage_name usages[] = {UDA_USAGE_CAMERA_CAPTURE, UDA_USAGE_VIDEO_DECODE};
+	for (uint32_t i = 0; i < count; i++) {
+		if (device_api(devices[i]) != UDA_DEVICE_API_V4L2 ||
+		    (options->source && !strstr(device_name(devices[i]), options->source)))
+			continue;
+		source->device = devices[i];
+		for (size_t u = 0; u < 2; u++) {
+			set_usage(source, usages[u]);
+			for (size_t f = 0; f < 2; f++) {
+				assertion->format = options->format ? options->format : formats[f];
+				if (ask(source, assertion))
+					return true;
+			}
+		}
+	}
+	source->device = NULL;
+	return false;
+}
+
+static uda_device *find_by_api(uda_device **devices, uint32_t count, uda_device_api api)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		if (device_api(devices[i]) == api)
+			return devices[i];
+	}
+	return NULL;
+}
+
+static uda_result negotiate(uda_context *ctx, const uda_assertion *assertion, struct party **parties, uint32_t count,
+                            uda_capability_set_list **out)
+{
+	uda_device_usage devices[PARTY_COUNT];
+	for (uint32_t i = 0; i < count; i++)
+		devices[i] = (uda_device_usage){parties[i]->device, &parties[i]->usage};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, assertion, count, devices};
+	return uda_negotiate(ctx, &info, out);
+}
+
+static void print_queueing(uda_allocation *frame, uint32_t width, uint32_t height)
+{
+	uda_v4l2_native native = {.type = UDA_STRUCTURE_TYPE_V4L2_NATIVE};
+	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS)
+		return;
+	const uint32_t f = native.pixelformat;
+	printf("  queue it: VIDIOC_S_FMT %ux%u '%c%c%c%c' bytesperline %u on buffer type %u, then ", width, height,
+	       f & 0xff, (f >> 8) & 0xff, (f >> 16) & 0xff, f >> 24, native.bytesperline, native.buffer_type);
+	if (native.memory == V4L2_MEMORY_MMAP)
+		printf("VIDIOC_QBUF of MMAP buffer %u on the device's own fd\n", native.index);
+	else
+		printf("VIDIOC_QBUF with V4L2_MEMORY_DMABUF, fd of the frame, length %llu\n",
+		       (unsigned long long)native.size);
+}
+
+/* The frame made by the first party that can, imported by the others. */
+static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, struct party **parties,
+                              uint32_t count)
+{
+	uda_device_usage devices[PARTY_COUNT];
+	for (uint32_t i = 0; i < count; i++)
+		devices[i] = (uda_device_usage){parties[i]->device, &parties[i]->usage};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, assertion, count, devices};
+	uda_allocation *frame = NULL;
+	if (uda_negotiate_allocate(ctx, &info, &frame, NULL, NULL) != UDA_SUCCESS) {
+		printf("allocation: none: %s\n", uda_context_get_error(ctx));
+		return 1;
+	}
+	uda_device *maker = NULL;
+	uda_allocation_get_device(frame, &maker);
+	uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	uda_allocation_get_metadata(frame, &m);
+	printf("allocation: made by %s: %llu bytes", device_name(maker), (unsigned long long)m.size);
+	for (uint32_t p = 0; p < m.plane_count; p++)
+		printf(", plane %u at %llu pitch %llu", p, (unsigned long long)m.planes[p].offset,
+		       (unsigned long long)m.planes[p].pitch);
+	printf("\n");
+	int status = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		if (parties[i]->device == maker) {
+			if (parties[i]->atom.name != UDA_USAGE_SAMPLED && parties[i]->atom.name != UDA_USAGE_SCANOUT)
+				print_queueing(frame, assertion->width, assertion->height);
+			continue;
+		}
+		const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, NULL, frame,
+		                                           parties[i]->device, UDA_HANDLE_TYPE_NONE, 0};
+		uda_allocation *imported = NULL;
+		if (uda_import_allocation(&import, &imported) == UDA_SUCCESS) {
+			printf("  imported by %s\n", device_name(parties[i]->device));
+			if (parties[i] == parties[0])
+				print_queueing(imported, assertion->width, assertion->height);
+			uda_allocation_destroy(imported);
+		} else {
+			printf("  not imported by %s: %s\n", device_name(parties[i]->device), uda_context_get_error(ctx));
+			status = 1;
+		}
+	}
+	uda_allocation_destroy(frame);
+	return status;
+}
+
+static void usage(FILE *to)
+{
+	fprintf(to, "usage: uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]\n"
+	            "A V4L2 camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
+	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
+	            "  --source NAME   the V4L2 device whose name contains NAME (default: the first)\n"
+	            "  --size WxH      the frame's size (default 1280x720)\n"
+	            "  --format NAME   its format, as uda's table names it (default: NV12, else YUYV)\n"
+	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n");
+}
+
+/* -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct options *options)
+{
+	static const struct option long_options[] = {
+		{"source", required_argument, NULL, 's'},   {"size", required_argument, NULL, 'z'},
+		{"format", required_argument, NULL, 'f'},   {"recorded", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	};
+	*options = (struct options){.width = 1280, .height = 720};
+	for (int c; (c = getopt_long(argc, argv, "", long_options, NULL)) != -1;) {
+		switch (c) {
+		case 's':
+			options->source = optarg;
+			break;
+		case 'z':
+			if (sscanf(optarg, "%ux%u", &options->width, &options->height) != 2 || !options->width ||
+			    !options->height || options->width > UDA_MAX_DIMENSION || options->height > UDA_MAX_DIMENSION) {
+				fprintf(stderr, "uda-pipeline: --size WxH\n");
+				return 2;
+			}
+			break;
+		case 'f':
+			options->format = format_from_name(optarg);
+			if (!options->format) {
+				fprintf(stderr, "uda-pipeline: unknown format %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			options->recorded = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options options;
+	const int parsed = parse_options(argc, argv, &options);
+	if (parsed >= 0)
+		return parsed;
+	if (options.recorded && !set_replay(options.recorded))
+		return 2;
+	uda_context *ctx = NULL;
+	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS) {
+		fprintf(stderr, "uda-pipeline: no context\n");
+		return 1;
+	}
+	uda_device *devices[MAX_DEVICES];
+	uint32_t count = MAX_DEVICES;
+	uda_context_enumerate_devices(ctx, &count, devices);
+
+	struct party parties[PARTY_COUNT] = {{.role = "source"}, {.role = "GPU"}, {.role = "display"}};
+	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, options.width, options.height, 0, 0};
+	int status = 0;
+	if (!find_source(ctx, devices, count, &options, &parties[PARTY_SOURCE], &assertion)) {
+		printf("source: no V4L2 camera or decoder here%s answers for %ux%u\n", options.source ? " by that name" : "",
+		       options.width, options.height);
+		uda_context_destroy(ctx);
+		return 1;
+	}
+	char format_name[5];
+	memcpy(format_name, &assertion.format, 4);
+	format_name[4] = '\0';
+	printf("frame: %ux%u %s\n", assertion.width, assertion.height, format_name);
+	parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_VULKAN);
+	if (!parties[PARTY_GPU].device)
+		parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_GL);
+	set_usage(&parties[PARTY_GPU], UDA_USAGE_SAMPLED);
+	parties[PARTY_DISPLAY].device = find_by_api(devices, count, UDA_DEVICE_API_DRM);
+	set_usage(&parties[PARTY_DISPLAY], UDA_USAGE_SCANOUT);
+
+	struct party *present[PARTY_COUNT];
+	uint32_t present_count = 0;
+	for (int i = 0; i < PARTY_COUNT; i++) {
+		struct party *party = &parties[i];
+		if (!party->device) {
+			printf("%s: none here\n", party->role);
+			continue;
+		}
+		printf("%s: %s\n", party->role, device_name(party->device));
+		if (i != PARTY_SOURCE && !ask(party, &assertion)) {
+			/* Reported, and left out: the others may still agree. */
+			printf("  offers nothing for this frame: %s\n", uda_context_get_error(ctx));
+			continue;
+		}
+		print_set_list(stdout, party->offer, "  ");
+		present[present_count++] = party;
+	}
+
+	char who[64] = "";
+	for (uint32_t i = 0; i < present_count; i++)
+		snprintf(who + strlen(who), sizeof(who) - strlen(who), "%s%s", i ? ", " : "", present[i]->role);
+	uda_capability_set_list *agreed = NULL;
+	if (negotiate(ctx, &assertion, present, present_count, &agreed) == UDA_SUCCESS) {
+		printf("agreed by %s:\n", who);
+		print_set_list(stdout, agreed, "  ");
+		uda_capability_set_list_destroy(agreed);
+		status |= allocate_and_share(ctx, &assertion, present, present_count);
+	} else {
+		printf("agreed by %s: nothing: %s\n", who, uda_context_get_error(ctx));
+		status = 1;
+		/* What the source could share with each of the others alone. */
+		for (uint32_t i = 1; i < present_count; i++) {
+			struct party *pair[2] = {present[0], present[i]};
+			if (negotiate(ctx, &assertion, pair, 2, &agreed) == UDA_SUCCESS) {
+				printf("source and %s agree:\n", present[i]->role);
+				print_set_list(stdout, agreed, "  ");
+				uda_capability_set_list_destroy(agreed);
+			} else {
+				printf("source and %s: nothing: %s\n", present[i]->role, uda_context_get_error(ctx));
+			}
+		}
+	}
+	for (int i = 0; i < PARTY_COUNT; i++)
+		uda_capability_set_list_destroy(parties[i].offer);
+	uda_context_destroy(ctx);
+	return status;
+}
