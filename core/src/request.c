@@ -23,9 +23,65 @@ uda_result uda_assertion_validate(const uda_context *ctx, const uda_assertion *a
 	return UDA_SUCCESS;
 }
 
+static bool is_video(uint16_t name)
+{
+	return name == UDA_USAGE_VIDEO_DECODE || name == UDA_USAGE_VIDEO_ENCODE;
+}
+
 static uint32_t common_atom_payload_size(uint16_t name)
 {
 	return name == UDA_USAGE_CPU_READ || name == UDA_USAGE_CPU_WRITE ? 4 : 0;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_u32(uint8_t *p, uint32_t value)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(value >> (8 * i));
+}
+
+void uda_video_profile_to_payload(const uda_video_profile *profile, uint8_t out[UDA_VIDEO_PROFILE_PAYLOAD_SIZE])
+{
+	if (!profile || !out)
+		return;
+	put_u32(out, profile->codec);
+	put_u32(out + 4, profile->profile);
+	put_u32(out + 8, profile->bit_depth);
+	put_u32(out + 12, profile->chroma);
+}
+
+/* NULL for a valid profile, else what is wrong. */
+static const char *video_profile_problem(const uda_video_profile *p)
+{
+	if (p->codec < UDA_VIDEO_CODEC_H264 || p->codec > UDA_VIDEO_CODEC_JPEG)
+		return "unknown codec";
+	if (p->bit_depth && p->bit_depth != 8 && p->bit_depth != 10 && p->bit_depth != 12)
+		return "bit depth not 8, 10 or 12";
+	if (p->chroma && p->chroma != 400 && p->chroma != 420 && p->chroma != 422 && p->chroma != 444)
+		return "chroma not 400, 420, 422 or 444";
+	if (p->profile > 255)
+		return "profile number above 255";
+	return NULL;
+}
+
+uda_result uda_video_profile_from_atom(const uda_usage_atom *atom, uda_video_profile *out)
+{
+	if (!atom || !out)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	if (atom->vendor != UDA_VENDOR_NONE || !is_video(atom->name) || !atom->length)
+		return UDA_ERROR_NOT_FOUND;
+	if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE || !atom->payload)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	const uint8_t *p = atom->payload;
+	const uda_video_profile profile = {get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+	if (video_profile_problem(&profile))
+		return UDA_ERROR_INVALID_ARGUMENT;
+	*out = profile;
+	return UDA_SUCCESS;
 }
 
 uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
@@ -51,13 +107,26 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 		if (atom->name < UDA_USAGE_RENDER_TARGET || atom->name > UDA_USAGE_CAMERA_CAPTURE)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u",
 			                             i, atom->name);
+		if (is_video(atom->name) && atom->length) {
+			uda_video_profile profile;
+			if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE)
+				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+				                             "usage atom %u: a video profile of %u bytes, %u expected", i,
+				                             atom->length, UDA_VIDEO_PROFILE_PAYLOAD_SIZE);
+			const uint8_t *p = atom->payload;
+			profile = (uda_video_profile){get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+			const char *problem = video_profile_problem(&profile);
+			if (problem)
+				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: video profile: %s",
+				                             i, problem);
+			continue;
+		}
 		if (atom->length != common_atom_payload_size(atom->name))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "usage atom %u: payload of %u bytes, %u expected", i, atom->length,
 			                             common_atom_payload_size(atom->name));
 		if (atom->length) {
-			const uint8_t *p = atom->payload;
-			uint32_t frequency = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+			const uint32_t frequency = get_u32(atom->payload);
 			if (frequency > UDA_CPU_ACCESS_OFTEN)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "usage atom %u: unknown CPU access frequency %u", i,

@@ -208,6 +208,47 @@ TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
 	EXPECT_NE(text_of(ctx.get()).find("separate buffers"), std::string::npos) << text_of(ctx.get());
 }
 
+// A decoder asked for a codec must read its bitstream: the recorded
+// hantro decodes H.264, MPEG-2 and VP8 slices, not H.265; the encoder
+// writes JPEG.
+TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
+{
+	Replay replay(all_recorded()); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	uda_device *encoder = add(ctx.get(), replay, "hantro-rk3399-enc.v4l2");
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	const struct {
+		uda_device *device;
+		uda_usage_name usage;
+		uda_video_codec codec;
+		bool offers;
+	} cases[] = {
+		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, true},
+		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP8, true},
+		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, false},
+		{encoder, UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_JPEG, true},
+		{encoder, UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, false},
+	};
+	for (const auto &c : cases) {
+		const uda_assertion yuyv = assertion(1280, 720, DRM_FORMAT_YUYV);
+		const uda_video_profile profile = {static_cast<uint32_t>(c.codec), 0, 8, 420};
+		uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+		uda_video_profile_to_payload(&profile, payload);
+		const uda_usage_atom video = {UDA_VENDOR_NONE, static_cast<uint16_t>(c.usage), sizeof(payload), payload};
+		const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &video};
+		uda_capability_set_list *sets = nullptr;
+		const uda_result r = uda_device_get_capability_sets(c.device, c.device == encoder ? &yuyv : &a, &usage, &sets);
+		EXPECT_EQ(r == UDA_SUCCESS, c.offers) << c.codec << ": " << text_of(ctx.get());
+		if (!c.offers) {
+			EXPECT_NE(text_of(ctx.get()).find(c.device == decoder ? "decodes no H.265" : "encodes no H.264"),
+			          std::string::npos)
+			        << text_of(ctx.get());
+		}
+		uda_capability_set_list_destroy(sets);
+	}
+}
+
 // A camera that makes its own buffers: VIDIOC_CREATE_BUFS on the backend's
 // fd, exported with VIDIOC_EXPBUF, and gone from the queue when freed.
 TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)

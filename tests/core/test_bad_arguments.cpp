@@ -347,8 +347,34 @@ TEST_F(BadArguments, Usages)
 	EXPECT_FAILS_WITH_MESSAGE(uda_device_get_capability_sets(device, &assertion, &null_atoms, &out),
 	                          UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(out, nullptr);
-	// Vendor atoms with any payload and valid CPU atoms pass.
-	ASSERT_EQ(with_atoms({{0x10de, 1, 4, bogus}, {UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often}}), UDA_SUCCESS);
+	// Video atoms: no payload, or a profile uda can read.
+	uint8_t profile[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+	const uda_video_profile bad_profiles[] = {{0, 0, 8, 420}, {8, 0, 8, 420}, {1, 0, 9, 420}, {1, 0, 8, 421},
+	                                          {1, 256, 8, 420}};
+	for (const uda_video_profile &bad : bad_profiles) {
+		uda_video_profile_to_payload(&bad, profile);
+		EXPECT_FAILS_WITH_MESSAGE(with_atoms({{UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(profile), profile}}),
+		                          UDA_ERROR_INVALID_ARGUMENT);
+		const uda_usage_atom video = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(profile), profile};
+		uda_video_profile read = {};
+		EXPECT_EQ(uda_video_profile_from_atom(&video, &read), UDA_ERROR_INVALID_ARGUMENT);
+	}
+	EXPECT_FAILS_WITH_MESSAGE(with_atoms({{UDA_VENDOR_NONE, UDA_USAGE_VIDEO_ENCODE, 4, often}}),
+	                          UDA_ERROR_INVALID_ARGUMENT);
+	const uda_video_profile main10 = {UDA_VIDEO_CODEC_H265, 2, 10, 420};
+	uda_video_profile_to_payload(&main10, profile);
+	const uda_usage_atom video = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(profile), profile};
+	uda_video_profile read = {};
+	ASSERT_EQ(uda_video_profile_from_atom(&video, &read), UDA_SUCCESS);
+	EXPECT_EQ(read.codec, static_cast<uint32_t>(UDA_VIDEO_CODEC_H265));
+	EXPECT_EQ(read.profile, 2u);
+	EXPECT_EQ(read.bit_depth, 10u);
+	EXPECT_EQ(read.chroma, 420u);
+	const uda_usage_atom plain = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, 0, nullptr};
+	EXPECT_EQ(uda_video_profile_from_atom(&plain, &read), UDA_ERROR_NOT_FOUND);
+	EXPECT_EQ(uda_video_profile_from_atom(nullptr, &read), UDA_ERROR_INVALID_ARGUMENT);
+	// Vendor atoms with any payload, valid CPU atoms and video profiles pass.
+	ASSERT_EQ(with_atoms({{0x10de, 1, 4, bogus}, {UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often}, video}), UDA_SUCCESS);
 	uda_capability_set_list_destroy(out);
 }
 

@@ -96,6 +96,30 @@ static const struct v4l2_probed_queue *atom_queue(const struct v4l2_device *devi
 	return NULL;
 }
 
+static const char *codec_name(uint32_t codec)
+{
+	static const char *const names[] = {"?", "H.264", "H.265", "VP8", "VP9", "AV1", "MPEG-2", "JPEG"};
+	return codec < sizeof(names) / sizeof(names[0]) ? names[codec] : "?";
+}
+
+/* A decoder or encoder asked for a codec must have its bitstream on the
+ * other queue: a decoder's output (what it reads), an encoder's capture. */
+static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx, const uda_usage_atom *atom)
+{
+	uda_video_profile profile;
+	if (uda_video_profile_from_atom(atom, &profile) != UDA_SUCCESS)
+		return UDA_SUCCESS; /* any bitstream */
+	const struct v4l2_probed_queue *stream =
+	        atom->name == UDA_USAGE_VIDEO_DECODE ? &device->node.output : &device->node.capture;
+	for (uint32_t i = 0; i < stream->format_count; i++) {
+		if (v4l2_format_carries_codec(stream->formats[i].pixelformat, profile.codec))
+			return UDA_SUCCESS;
+	}
+	return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s %s no %s", device->node.card,
+	                             atom->name == UDA_USAGE_VIDEO_DECODE ? "decodes" : "encodes",
+	                             codec_name(profile.codec));
+}
+
 static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
                                            const uda_usage *usage, uda_capability_set_list *out)
 {
@@ -111,6 +135,9 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 		if (queue && queue != named)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 			                             "v4l2: one buffer cannot serve both queues of %s", device->node.card);
+		const uda_result codec = check_codec(device, ctx, atom);
+		if (codec != UDA_SUCCESS)
+			return codec;
 		queue = named;
 	}
 	if (!(queue->memory_caps & (V4L2_BUF_CAP_SUPPORTS_DMABUF | V4L2_BUF_CAP_SUPPORTS_MMAP)))

@@ -5,6 +5,8 @@
 #include <linux/videodev2.h>
 #include <stddef.h>
 
+#include <uda/uda.h>
+
 #include "v4l2_formats.h"
 
 /* Raspberry Pi's column formats are downstream (not in mainline
@@ -82,4 +84,38 @@ unsigned v4l2_formats_for_drm(uint32_t drm, uint64_t modifier, const struct v4l2
 		}
 	}
 	return count;
+}
+
+/* Newer than Debian 12's headers (Linux 6.1): the stateful AV1 and the
+ * stateless AV1 frame formats. */
+#ifndef V4L2_PIX_FMT_AV1
+#define V4L2_PIX_FMT_AV1 v4l2_fourcc('A', 'V', '0', '1')
+#endif
+#ifndef V4L2_PIX_FMT_AV1_FRAME
+#define V4L2_PIX_FMT_AV1_FRAME v4l2_fourcc('A', 'V', '1', 'F')
+#endif
+
+/* Bitstream formats by codec: stateful codecs take the stream, stateless
+ * ones parsed slices or frames. */
+static const struct {
+	uint32_t codec; /* uda_video_codec */
+	uint32_t v4l2;
+} bitstreams[] = {
+	{UDA_VIDEO_CODEC_H264, V4L2_PIX_FMT_H264},        {UDA_VIDEO_CODEC_H264, V4L2_PIX_FMT_H264_NO_SC},
+	{UDA_VIDEO_CODEC_H264, V4L2_PIX_FMT_H264_SLICE},  {UDA_VIDEO_CODEC_H265, V4L2_PIX_FMT_HEVC},
+	{UDA_VIDEO_CODEC_H265, V4L2_PIX_FMT_HEVC_SLICE},  {UDA_VIDEO_CODEC_VP8, V4L2_PIX_FMT_VP8},
+	{UDA_VIDEO_CODEC_VP8, V4L2_PIX_FMT_VP8_FRAME},    {UDA_VIDEO_CODEC_VP9, V4L2_PIX_FMT_VP9},
+	{UDA_VIDEO_CODEC_VP9, V4L2_PIX_FMT_VP9_FRAME},    {UDA_VIDEO_CODEC_AV1, V4L2_PIX_FMT_AV1},
+	{UDA_VIDEO_CODEC_AV1, V4L2_PIX_FMT_AV1_FRAME},    {UDA_VIDEO_CODEC_MPEG2, V4L2_PIX_FMT_MPEG2},
+	{UDA_VIDEO_CODEC_MPEG2, V4L2_PIX_FMT_MPEG2_SLICE}, {UDA_VIDEO_CODEC_JPEG, V4L2_PIX_FMT_JPEG},
+	{UDA_VIDEO_CODEC_JPEG, V4L2_PIX_FMT_MJPEG},
+};
+
+bool v4l2_format_carries_codec(uint32_t v4l2_pixelformat, uint32_t codec)
+{
+	for (size_t i = 0; i < sizeof(bitstreams) / sizeof(bitstreams[0]); i++) {
+		if (bitstreams[i].codec == codec && bitstreams[i].v4l2 == v4l2_pixelformat)
+			return true;
+	}
+	return false;
 }

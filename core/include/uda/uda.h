@@ -221,8 +221,8 @@ typedef enum uda_usage_name {
 	UDA_USAGE_SCANOUT = 4,
 	UDA_USAGE_SCANOUT_CURSOR = 5,
 	UDA_USAGE_SCANOUT_OVERLAY = 6,
-	UDA_USAGE_VIDEO_DECODE = 7,
-	UDA_USAGE_VIDEO_ENCODE = 8,
+	UDA_USAGE_VIDEO_DECODE = 7, /* payload: none or a uda_video_profile */
+	UDA_USAGE_VIDEO_ENCODE = 8, /* payload: none or a uda_video_profile */
 	/* CPU_READ and CPU_WRITE carry a 4-byte little-endian
 	 * uda_cpu_access_frequency payload; every other common atom has none. */
 	UDA_USAGE_CPU_READ = 9,
@@ -256,6 +256,44 @@ typedef struct uda_usage {
 } uda_usage;
 
 #define UDA_MAX_USAGE_ATOMS 64u
+
+/* VIDEO_DECODE and VIDEO_ENCODE atoms carry no payload (any bitstream) or
+ * a uda_video_profile, encoded with uda_video_profile_to_payload: the
+ * bitstream the buffer's pictures come from or go to, so that a decoder
+ * that cannot decode it, or an encoder that cannot write it, answers no
+ * sets rather than a buffer it cannot use. */
+typedef enum uda_video_codec {
+	UDA_VIDEO_CODEC_H264 = 1,
+	UDA_VIDEO_CODEC_H265 = 2,
+	UDA_VIDEO_CODEC_VP8 = 3,
+	UDA_VIDEO_CODEC_VP9 = 4,
+	UDA_VIDEO_CODEC_AV1 = 5,
+	UDA_VIDEO_CODEC_MPEG2 = 6,
+	UDA_VIDEO_CODEC_JPEG = 7,
+} uda_video_codec;
+
+typedef struct uda_video_profile {
+	uint32_t codec; /* uda_video_codec */
+	/* The codec's own profile number (H.264 profile_idc, H.265
+	 * general_profile_idc, VP9 and AV1 profile), or 0: any. */
+	uint32_t profile;
+	/* Bits per luma and chroma sample, 8, 10 or 12; 0: any. */
+	uint32_t bit_depth;
+	/* 420, 422, 444, or 400 (luma only); 0: any. */
+	uint32_t chroma;
+} uda_video_profile;
+
+/* The payload: the four fields as little-endian u32s, in order. */
+#define UDA_VIDEO_PROFILE_PAYLOAD_SIZE 16u
+
+/* Writes the payload of a VIDEO_DECODE or VIDEO_ENCODE atom. */
+UDA_API void uda_video_profile_to_payload(const uda_video_profile *profile,
+                                          uint8_t out_payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE]);
+/* Reads an atom's profile: UDA_ERROR_NOT_FOUND for an atom without one
+ * (or not a video atom), UDA_ERROR_INVALID_ARGUMENT for a payload that is
+ * not a valid profile. */
+UDA_API uda_result uda_video_profile_from_atom(const uda_usage_atom *atom, uda_video_profile *out_profile);
+
 
 /* ------------------------------------------------------------------------ */
 /* Constraints: numeric limits with core-defined merge rules                 */
