@@ -201,6 +201,15 @@ if command -v weston >/dev/null; then
 else
 	echo "wayland: no weston on this machine nor in .gl-extra: skipped" >>"$summary"
 fi
+# V4L2: the machine's own video nodes, where it has any (vivid loaded
+# where the kernel has the module): every node a device, each camera
+# making, exporting and freeing a buffer through the kernel; then the
+# pipeline sample on them with NVIDIA's GPU as the third party.
+modprobe vivid n_devs=1 2>/dev/null || true
+step test-v4l2-kernel "$build"/tests/test-v4l2-device --gtest_filter='V4l2Kernel.*'
+step uda-pipeline "$build"/samples/uda-pipeline --format YUYV --size 640x480
+grep -hE "made, exported|SKIPPED|source:|GPU:|display:|agreed|allocation:|imported|queue it" \
+	"$logs"/test-v4l2-kernel.log "$logs"/uda-pipeline.log | sed 's/^/   /' >>"$summary"
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
 # on NVIDIA's driver. Its compiled-in paths are the building machine's, so
 # that path is made to lead here when it does not exist.
