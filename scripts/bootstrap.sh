@@ -64,6 +64,9 @@ if [[ $mode == test ]]; then
 	# Unmodified Wayland clients for the tests (es2gears_wayland from
 	# mesa-utils-bin) and wayland-info.
 	packages+=(mesa-utils-bin wayland-utils)
+	# A second, wlroots-based compositor for the unmodified clients: sway
+	# (headless, pixman), with grim for its screenshots.
+	packages+=(sway grim)
 	# libFuzzer targets (scripts/fuzz.sh) need clang and its runtime.
 	packages+=(clang libclang-rt-14-dev)
 	# scripts/valgrind.sh: the core and backend tests under memcheck.
