@@ -301,6 +301,41 @@ TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
+// Before Linux 6.10 a queue frees its buffers only all at once: freed
+// ones stay on it until the last in use goes, then the queue lets go of
+// them all, so that allocating and freeing never fills it.
+TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
+{
+	char path[] = "/tmp/uda-v4l2-old-kernel-XXXXXX";
+	const int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const std::string text = "driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x05230005\n"
+	                         "no-remove-bufs\nqueue capture\nformat YUYV discrete 640x480 bpp 2\n";
+	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	Replay replay(path); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *camera = nullptr;
+	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
+	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
+	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
+	const uda_device_usage parties[] = {{camera, &u.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	for (int round = 0; round < 40; round++) { // more than a queue holds
+		uda_allocation *frames[3] = {};
+		for (uda_allocation *&frame : frames)
+			ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr), UDA_SUCCESS)
+			        << "round " << round << ": " << text_of(ctx.get());
+		uda_allocation_destroy(frames[0]);
+		uda_allocation_destroy(frames[1]);
+		EXPECT_EQ(replay.live_buffers(), 3u) << "freed, but the kernel cannot take them off yet";
+		uda_allocation_destroy(frames[2]);
+		EXPECT_EQ(replay.live_buffers(), 0u);
+	}
+	unlink(path);
+}
+
 // Memory another device made, taken by the decoder's capture queue as
 // V4L2_MEMORY_DMABUF: only where V4L2 puts the planes, at the driver's
 // pitch, and large enough for its sizeimage.

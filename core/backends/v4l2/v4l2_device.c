@@ -40,8 +40,11 @@ struct v4l2_device {
 	char path[V4L2_IO_PATH_MAX];
 	int fd;
 	uint8_t uuid[UDA_UUID_SIZE];
-	/* Buffers the device made are on these queues of fd until freed. */
-	bool created_capture, created_output;
+	/* Buffers the device made and has not freed, per queue (capture,
+	 * output): before Linux 6.10 a queue frees none until it has none
+	 * in use, then all at once. */
+	uint32_t live_mmap[2];
+	bool stranded[2]; /* freed buffers the kernel could not remove */
 	struct v4l2_probed_node node;
 };
 
@@ -197,6 +200,17 @@ static struct v4l2_allocation *allocation_new(uda_context *ctx, const struct v4l
 	return a;
 }
 
+static int queue_slot(uint32_t type)
+{
+	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE || type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE ? 0 : 1;
+}
+
+static void release_queue(struct v4l2_device *device, uint32_t type)
+{
+	struct v4l2_requestbuffers none = {.count = 0, .type = type, .memory = V4L2_MEMORY_MMAP};
+	device->io->ioctl(device->io->data, device->fd, VIDIOC_REQBUFS, &none);
+}
+
 static void v4l2_free(void *data, void *allocation)
 {
 	struct v4l2_device *device = data;
@@ -204,10 +218,17 @@ static void v4l2_free(void *data, void *allocation)
 	if (a->dma_buf >= 0)
 		close(a->dma_buf);
 	if (a->memory == V4L2_MEMORY_MMAP) {
-		/* Before Linux 6.10 a buffer leaves its queue only with all the
-		 * others, when the device goes (REQBUFS of none). */
+		const int slot = queue_slot(a->params.type);
 		struct v4l2_remove_buffers remove = {.index = a->index, .count = 1, .type = a->params.type};
-		device->io->ioctl(device->io->data, device->fd, VIDIOC_REMOVE_BUFS, &remove);
+		if (device->io->ioctl(device->io->data, device->fd, VIDIOC_REMOVE_BUFS, &remove) != 0)
+			device->stranded[slot] = true;
+		/* Before Linux 6.10 a buffer leaves its queue only with all the
+		 * others: when the last one in use goes, they all go, so that
+		 * allocating and freeing never fills the queue. */
+		if (--device->live_mmap[slot] == 0 && device->stranded[slot]) {
+			release_queue(device, a->params.type);
+			device->stranded[slot] = false;
+		}
 	}
 	free(a);
 }
@@ -279,10 +300,7 @@ static uda_result create_buffer(struct v4l2_device *device, uda_context *ctx, st
 		                             device->path, create.count);
 	a->memory = V4L2_MEMORY_MMAP; /* from here on v4l2_free removes it */
 	a->index = create.index;
-	if (a->params.type == V4L2_BUF_TYPE_VIDEO_CAPTURE || a->params.type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE)
-		device->created_capture = true;
-	else
-		device->created_output = true;
+	device->live_mmap[queue_slot(a->params.type)]++;
 	struct v4l2_plane plane;
 	memset(&plane, 0, sizeof(plane));
 	struct v4l2_buffer buffer = {.index = a->index, .type = a->params.type, .memory = V4L2_MEMORY_MMAP};
@@ -466,20 +484,11 @@ static uda_result v4l2_get_device_native(void *data, uda_context *ctx, void *out
 	return UDA_SUCCESS;
 }
 
-static void release_queue(struct v4l2_device *device, uint32_t type)
-{
-	struct v4l2_requestbuffers none = {.count = 0, .type = type, .memory = V4L2_MEMORY_MMAP};
-	device->io->ioctl(device->io->data, device->fd, VIDIOC_REQBUFS, &none);
-}
-
 static void v4l2_destroy(void *data)
 {
 	struct v4l2_device *device = data;
-	/* Exported buffers live on in their DMA-BUFs; the queue lets go. */
-	if (device->created_capture)
-		release_queue(device, device->node.capture.type);
-	if (device->created_output)
-		release_queue(device, device->node.output.type);
+	/* Every allocation is freed by now; closing the fd lets go of
+	 * whatever its queues still hold, as vb2 does for a closed file. */
 	device->io->close(device->io->data, device->fd);
 	free(device);
 }

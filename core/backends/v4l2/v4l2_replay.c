@@ -54,6 +54,7 @@ struct replay_node {
 	char path[V4L2_IO_PATH_MAX];
 	char driver[16], card[32], bus[32];
 	uint32_t device_caps;
+	bool no_remove_bufs; /* a kernel before 6.10: VIDIOC_REMOVE_BUFS is ENOTTY */
 	uint32_t queue_count;
 	struct replay_queue queues[2];
 };
@@ -234,6 +235,8 @@ static bool parse_line(struct replay_node *node, char *line)
 		copy_text(node->bus, sizeof(node->bus), rest);
 	else if (!strcmp(line, "device-caps"))
 		return parse_u32(rest, 16, &node->device_caps);
+	else if (!strcmp(line, "no-remove-bufs") && !*rest)
+		node->no_remove_bufs = true;
 	else {
 		char *words[24] = {line};
 		int count = 1;
@@ -566,6 +569,8 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 	}
 	case VIDIOC_REMOVE_BUFS: {
 		struct v4l2_remove_buffers *r = arg;
+		if (node->no_remove_bufs)
+			return error(ENOTTY);
 		const int q = queue_index(node, r->type);
 		if (q < 0 || r->index >= file->buffer_count[q] || r->count > file->buffer_count[q] - r->index)
 			return error(EINVAL);
