@@ -6,12 +6,15 @@
  * others, and says how to queue it on the V4L2 node.
  *
  *   uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]
+ *                [--recorded-display FILE]
  *
  * Devices are the machine's own: the first V4L2 camera or decoder (or the
  * one whose name contains NAME), the first Vulkan (else GL) device, the
  * first DRM display. --recorded replays the recorded drivers of DIR
  * (*.v4l2, tests/backends/v4l2-fixtures/replay) in place of /dev/video*,
- * through UDA_V4L2_REPLAY.
+ * through UDA_V4L2_REPLAY; --recorded-display a recorded display
+ * (tests/backends/drm-fixtures) in place of /dev/dri, through
+ * UDA_DRM_REPLAY.
  */
 #include <dirent.h>
 #include <drm_fourcc.h>
@@ -41,6 +44,7 @@ struct party {
 struct options {
 	const char *source;
 	const char *recorded;
+	const char *recorded_display;
 	uint32_t width, height, format;
 };
 
@@ -217,12 +221,14 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 static void usage(FILE *to)
 {
 	fprintf(to, "usage: uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]\n"
+	            "                    [--recorded-display FILE]\n"
 	            "A V4L2 camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
 	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
 	            "  --source NAME   the V4L2 device whose name contains NAME (default: the first)\n"
 	            "  --size WxH      the frame's size (default 1280x720)\n"
 	            "  --format NAME   its format, as uda's table names it (default: NV12, else YUYV)\n"
-	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n");
+	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n"
+	            "  --recorded-display FILE  replay a recorded display, not /dev/dri\n");
 }
 
 /* -1 to go on, else the exit status. */
@@ -231,6 +237,7 @@ static int parse_options(int argc, char **argv, struct options *options)
 	static const struct option long_options[] = {
 		{"source", required_argument, NULL, 's'},   {"size", required_argument, NULL, 'z'},
 		{"format", required_argument, NULL, 'f'},   {"recorded", required_argument, NULL, 'r'},
+		{"recorded-display", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	*options = (struct options){.width = 1280, .height = 720};
@@ -256,6 +263,9 @@ static int parse_options(int argc, char **argv, struct options *options)
 		case 'r':
 			options->recorded = optarg;
 			break;
+		case 'd':
+			options->recorded_display = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -274,6 +284,8 @@ int main(int argc, char **argv)
 	if (parsed >= 0)
 		return parsed;
 	if (options.recorded && !set_replay(options.recorded))
+		return 2;
+	if (options.recorded_display && setenv("UDA_DRM_REPLAY", options.recorded_display, 1) != 0)
 		return 2;
 	uda_context *ctx = NULL;
 	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS) {

@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "drm_device.h"
+#include "drm_replay.h"
 }
 #include <uda/uda_drm.h>
 
@@ -574,3 +575,76 @@ TEST_F(DrmKernel, AnAllocatedBufferPassesATestOnlyCommit)
 }
 
 } // namespace
+
+// UDA_DRM_REPLAY's displays: a recorded display (drm-fixtures) answers as
+// its kernel would, scanout sets and dumb buffers included, and leaves no
+// handle or descriptor behind.
+TEST(DrmReplay, ARecordedDisplayIsADeviceWithItsPlanesAndDumbBuffers)
+{
+	const int fds_before = open_fd_count();
+	{
+		char why[256] = "";
+		drm_replay *replay = drm_replay_create(UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt:" UDA_TEST_DRM_FIXTURE_DIR
+		                                       "/linear-only.txt",
+		                                       why, sizeof(why));
+		ASSERT_NE(replay, nullptr) << why;
+		{
+			ContextPtr ctx = make_context();
+			ASSERT_EQ(drm_devices_add_all(ctx.get(), drm_replay_io(replay)), 2u);
+			uda_device *devices[2];
+			uint32_t count = 2;
+			ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, devices), UDA_SUCCESS);
+			uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			ASSERT_EQ(uda_device_get_info(devices[0], &info), UDA_SUCCESS);
+			EXPECT_STREQ(info.name, "intel-gen9 display (replay:intel-gen9.txt)");
+			EXPECT_EQ(info.api, UDA_DEVICE_API_DRM);
+			EXPECT_EQ(info.drm_primary.major, 0u) << "never a real DRM node's number";
+
+			uda_usage_atom scanout = {UDA_VENDOR_NONE, UDA_USAGE_SCANOUT, 0, nullptr};
+			uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &scanout};
+			uda_assertion nv12 = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 1920, 1080, DRM_FORMAT_NV12, 0};
+			uda_capability_set_list *sets = nullptr;
+			ASSERT_EQ(uda_device_get_capability_sets(devices[0], &nv12, &usage, &sets), UDA_SUCCESS)
+			        << uda_context_get_error(ctx.get());
+			EXPECT_EQ(count_of(sets), 3u) << "X-tiled, Y-tiled, linear";
+			uda_capability_set_list_destroy(sets);
+			EXPECT_EQ(uda_device_get_capability_sets(devices[1], &nv12, &usage, &sets), UDA_ERROR_UNSUPPORTED)
+			        << "the linear-only controller scans out no NV12";
+
+			const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+			uda_usage_atom write = {UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often};
+			uda_usage cpu = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &write};
+			uda_assertion xrgb = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 1000, 100, DRM_FORMAT_XRGB8888, 0};
+			uda_device_usage entry = {devices[1], &cpu};
+			uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &xrgb, 1, &entry};
+			uda_allocation *raw = nullptr;
+			ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &negotiation, &raw, nullptr, nullptr), UDA_SUCCESS)
+			        << uda_context_get_error(ctx.get());
+			AllocationPtr dumb(raw);
+			uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+			ASSERT_EQ(uda_allocation_get_metadata(dumb.get(), &m), UDA_SUCCESS);
+			EXPECT_EQ(m.planes[0].pitch, 4096u) << "4000 bytes of row at the controller's 256-byte stride";
+			int fd = -1;
+			ASSERT_EQ(uda_allocation_export(dumb.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS);
+			close(fd);
+			EXPECT_EQ(drm_replay_live_handles(replay), 1u);
+		}
+		EXPECT_EQ(drm_replay_live_handles(replay), 0u);
+		drm_replay_destroy(replay);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+TEST(DrmReplay, ARecordingThatDoesNotParseIsRefusedWithItsLine)
+{
+	char path[] = "/tmp/uda-drm-bad-XXXXXX";
+	const int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const std::string text = "display max 1920 1080\nplane primary\nformats XR24\nmodifier NOT_A_MODIFIER XR24\n";
+	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+	close(fd);
+	char why[256] = "";
+	EXPECT_EQ(drm_replay_create(path, why, sizeof(why)), nullptr);
+	EXPECT_NE(std::string(why).find(":4: not understood"), std::string::npos) << why;
+	unlink(path);
+}
