@@ -51,6 +51,26 @@ struct Replay {
 	unsigned live_buffers() const { return v4l2_replay_live_buffers(replay); }
 };
 
+// A replay file written for one test, removed after it.
+class Recording
+{
+public:
+	explicit Recording(const std::string &text)
+	{
+		const int fd = mkstemp(path_);
+		EXPECT_GE(fd, 0);
+		EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+		close(fd);
+	}
+	~Recording() { unlink(path_); }
+	const char *path() const { return path_; }
+	// The node the replay lists for it.
+	std::string node() const { return std::string("replay:") + (strrchr(path_, '/') + 1); }
+
+private:
+	char path_[32] = "/tmp/uda-v4l2-replay-XXXXXX";
+};
+
 uda_device *add(uda_context *ctx, const Replay &replay, const char *file)
 {
 	uda_device *device = nullptr;
@@ -164,21 +184,16 @@ TEST(V4l2Device, ANodeThatSharesNoBuffersIsNoDevice)
 {
 	// uvcvideo's metadata node (v4l2-fixtures/uvcvideo-c922-metadata-node.txt):
 	// device caps 0x04a00000, metadata capture and streaming, no video.
-	char path[] = "/tmp/uda-v4l2-metadata-XXXXXX";
-	const int fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
 	const std::string text = "driver uvcvideo\ncard C922 Pro Stream Webcam\nbus usb-5200000.usb-1\n"
 	                         "device-caps 0x04a00000\nqueue capture\nformat UVCH compressed\n";
-	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-	close(fd);
-	Replay replay(path);
+	const Recording recording(text);
+	Replay replay(recording.path());
 	const ContextPtr ctx = make_context();
 	uda_device *device = nullptr;
-	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	const std::string node = recording.node();
 	EXPECT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &device), UDA_ERROR_UNSUPPORTED);
 	EXPECT_NE(text_of(ctx.get()).find("not a video device"), std::string::npos) << text_of(ctx.get());
 	EXPECT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 0u);
-	unlink(path);
 }
 
 TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
@@ -306,17 +321,13 @@ TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)
 // them all, so that allocating and freeing never fills it.
 TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
 {
-	char path[] = "/tmp/uda-v4l2-old-kernel-XXXXXX";
-	const int fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
 	const std::string text = "driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x05230005\n"
 	                         "no-remove-bufs\nqueue capture\nformat YUYV discrete 640x480 bpp 2\n";
-	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-	close(fd);
-	Replay replay(path); // outlives the context
+	const Recording recording(text);
+	Replay replay(recording.path()); // outlives the context
 	const ContextPtr ctx = make_context();
 	uda_device *camera = nullptr;
-	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	const std::string node = recording.node();
 	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
 	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
 	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
@@ -333,7 +344,6 @@ TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
 		uda_allocation_destroy(frames[2]);
 		EXPECT_EQ(replay.live_buffers(), 0u);
 	}
-	unlink(path);
 }
 
 // Memory another device made, taken by the decoder's capture queue as
@@ -387,17 +397,13 @@ TEST(V4l2Device, ADecoderTakesMemoryOnlyAtTheLayoutItsDriverReads)
 
 TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
 {
-	char path[] = "/tmp/uda-v4l2-mmap-only-XXXXXX";
-	const int fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
 	const std::string text = "driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x05230005\n"
 	                         "queue capture memory mmap\nformat YUYV discrete 640x480 bpp 2\n";
-	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-	close(fd);
-	Replay replay(path);
+	const Recording recording(text);
+	Replay replay(recording.path());
 	const ContextPtr ctx = make_context();
 	uda_device *camera = nullptr;
-	const std::string node = std::string("replay:") + (strrchr(path, '/') + 1);
+	const std::string node = recording.node();
 	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
 	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
 	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
@@ -412,7 +418,6 @@ TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
 	EXPECT_NE(text_of(ctx.get()).find("takes no DMA-BUFs: it must allocate"), std::string::npos)
 	        << text_of(ctx.get());
 	uda_allocation_destroy(own);
-	unlink(path);
 }
 
 // The pipeline the issue names, on recorded answers: a UVC camera's
@@ -495,17 +500,12 @@ TEST(V4l2Device, ADecoderAndAGpuThatCannotAgreeAreToldWhere)
 
 TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 {
-	char path[] = "/tmp/uda-v4l2-bad-XXXXXX";
-	const int fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
 	const std::string text = "driver vivid\nqueue capture\nformat YUYV discrete 640by480\n";
-	ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-	close(fd);
+	const Recording recording(text);
 	char why[256] = "";
-	EXPECT_EQ(v4l2_replay_create(path, why, sizeof(why)), nullptr);
+	EXPECT_EQ(v4l2_replay_create(recording.path(), why, sizeof(why)), nullptr);
 	EXPECT_NE(std::string(why).find(":3: not understood"), std::string::npos) << why;
 	EXPECT_EQ(v4l2_replay_create("/nonexistent/recording.v4l2", why, sizeof(why)), nullptr);
-	unlink(path);
 }
 
 // The kernel's own nodes, where there are any (a camera, or vivid:

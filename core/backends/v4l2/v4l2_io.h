@@ -5,7 +5,20 @@
 #ifndef UDA_V4L2_IO_H
 #define UDA_V4L2_IO_H
 
+#include <linux/videodev2.h>
 #include <stdint.h>
+
+#ifndef VIDIOC_REMOVE_BUFS
+/* Linux 6.10's, for headers older than the kernel it runs on: frees
+ * buffers of a queue one by one. ENOTTY before 6.10. */
+struct v4l2_remove_buffers {
+	__u32 index;
+	__u32 count;
+	__u32 type;
+	__u32 reserved[13];
+};
+#define VIDIOC_REMOVE_BUFS _IOWR('V', 104, struct v4l2_remove_buffers)
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -19,16 +19,6 @@
 #define REPLAY_MAX_BUFFERS 32
 #define REPLAY_LINE_MAX 512
 
-#ifndef VIDIOC_REMOVE_BUFS
-struct v4l2_remove_buffers {
-	__u32 index;
-	__u32 count;
-	__u32 type;
-	__u32 reserved[13];
-};
-#define VIDIOC_REMOVE_BUFS _IOWR('V', 104, struct v4l2_remove_buffers)
-#endif
-
 /* A format and the rule of the driver's TRY_FMT for it: bytesperline is
  * the row (width x bytes_per_pixel) rounded up to pitch_alignment,
  * sizeimage bytesperline x (height rounded up to height_alignment) x
