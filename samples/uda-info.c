@@ -7,8 +7,9 @@
  *
  * Without --use, every Vulkan and GL device takes part with a typical usage
  * (Vulkan renders and copies out, GL samples): the zero-copy hand-off.
- * DRM displays are listed with their scanout sets and take part when
- * named (--use N=scanout).
+ * DRM displays are listed with their scanout sets, V4L2 nodes with the
+ * sets of their own role (a camera's capture, a decoder's decode...), and
+ * they take part when named (--use N=scanout, --use N=video-decode).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -40,6 +41,8 @@ static const struct {
 	{"storage", UDA_USAGE_STORAGE},           {"scanout", UDA_USAGE_SCANOUT},
 	{"cpu-read", UDA_USAGE_CPU_READ},         {"cpu-write", UDA_USAGE_CPU_WRITE},
 	{"transfer-src", UDA_USAGE_TRANSFER_SRC}, {"transfer-dst", UDA_USAGE_TRANSFER_DST},
+	{"camera-capture", UDA_USAGE_CAMERA_CAPTURE}, {"video-decode", UDA_USAGE_VIDEO_DECODE},
+	{"video-encode", UDA_USAGE_VIDEO_ENCODE},
 };
 
 static bool add_atom(struct usage_choice *c, const char *name)
@@ -69,8 +72,31 @@ static bool parse_usage_list(struct usage_choice *c, const char *list)
 	return ok && c->count > 0;
 }
 
-static void default_usage(struct usage_choice *c, uda_device_api api)
+/* A V4L2 node's own usage: the first of its roles' usages it answers
+ * for the assertion (a camera captures, a decoder decodes...). */
+static void v4l2_usage(struct usage_choice *c, uda_device *device, const uda_assertion *assertion)
 {
+	static const char *const roles[] = {"camera-capture", "video-decode", "video-encode", "transfer-dst"};
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		c->count = 0;
+		parse_usage_list(c, roles[i]);
+		uda_capability_set_list *sets = NULL;
+		const uda_result r = uda_device_get_capability_sets(device, assertion, &c->usage, &sets);
+		uda_capability_set_list_destroy(sets);
+		if (r == UDA_SUCCESS)
+			return;
+	}
+	c->count = 0;
+	parse_usage_list(c, roles[0]);
+}
+
+static void default_usage(struct usage_choice *c, uda_device *device, uda_device_api api,
+                          const uda_assertion *assertion)
+{
+	if (api == UDA_DEVICE_API_V4L2) {
+		v4l2_usage(c, device, assertion);
+		return;
+	}
 	parse_usage_list(c, api == UDA_DEVICE_API_VULKAN ? "render,transfer-src"
 	                    : api == UDA_DEVICE_API_GL   ? "sampled"
 	                    : api == UDA_DEVICE_API_DRM  ? "scanout"
@@ -226,7 +252,8 @@ static void print_egl_platform(bool json)
 static void print_usage_text(FILE *f)
 {
 	fprintf(f, "usage: uda-info [--width W] [--height H] [--format NAME] [--use INDEX=USAGE[,USAGE...]]... "
-	           "[--json]\nusages: render sampled storage scanout cpu-read cpu-write transfer-src transfer-dst\n");
+	           "[--json]\nusages: render sampled storage scanout cpu-read cpu-write transfer-src transfer-dst "
+	           "camera-capture video-decode video-encode\n");
 }
 
 int main(int argc, char **argv)
@@ -312,10 +339,10 @@ int main(int argc, char **argv)
 		describe_uuid(info.driver_uuid, driver_uuid);
 		if (!selected[i] && !any_selected &&
 		    (info.api == UDA_DEVICE_API_VULKAN || info.api == UDA_DEVICE_API_GL)) {
-			default_usage(&chosen[i], info.api);
+			default_usage(&chosen[i], devices[i], info.api, &assertion);
 			selected[i] = true;
 		} else if (!selected[i]) {
-			default_usage(&chosen[i], info.api);
+			default_usage(&chosen[i], devices[i], info.api, &assertion);
 		}
 		uda_capability_set_list *sets = NULL;
 		r = uda_device_get_capability_sets(devices[i], &assertion, &chosen[i].usage, &sets);
