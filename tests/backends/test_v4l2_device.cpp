@@ -223,8 +223,9 @@ TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
 	EXPECT_NE(text_of(ctx.get()).find("separate buffers"), std::string::npos) << text_of(ctx.get());
 }
 
-// A decoder asked for a codec must read its bitstream: the recorded
-// hantro decodes H.264, MPEG-2 and VP8 slices, not H.265; the encoder
+// A decoder asked for a codec must read its bitstream, and the profile
+// must be in its profile menu: the recorded hantro decodes H.264 (up to
+// High, not High 10), MPEG-2 and VP8 slices, not H.265; the encoder
 // writes JPEG.
 TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
 {
@@ -238,16 +239,20 @@ TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
 		uda_usage_name usage;
 		uda_video_codec codec;
 		bool offers;
+		uint32_t profile;
 	} cases[] = {
 		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, true},
 		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP8, true},
 		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, false},
+		// Its recorded h264_profile menu runs from Baseline to High.
+		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, true, 100},
+		{decoder, UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, false, 110},
 		{encoder, UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_JPEG, true},
 		{encoder, UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, false},
 	};
 	for (const auto &c : cases) {
 		const uda_assertion yuyv = assertion(1280, 720, DRM_FORMAT_YUYV);
-		const uda_video_profile profile = {static_cast<uint32_t>(c.codec), 0, 8, 420};
+		const uda_video_profile profile = {static_cast<uint32_t>(c.codec), c.profile, 8, 420};
 		uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
 		uda_video_profile_to_payload(&profile, payload);
 		const uda_usage_atom video = {UDA_VENDOR_NONE, static_cast<uint16_t>(c.usage), sizeof(payload), payload};
@@ -256,9 +261,10 @@ TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
 		const uda_result r = uda_device_get_capability_sets(c.device, c.device == encoder ? &yuyv : &a, &usage, &sets);
 		EXPECT_EQ(r == UDA_SUCCESS, c.offers) << c.codec << ": " << text_of(ctx.get());
 		if (!c.offers) {
-			EXPECT_NE(text_of(ctx.get()).find(c.device == decoder ? "decodes no H.265" : "encodes no H.264"),
-			          std::string::npos)
-			        << text_of(ctx.get());
+			const char *why = c.device == encoder ? "encodes no H.264"
+			                  : c.profile     ? "decodes no H.264 High 10 (its menu: items 0..4)"
+			                                  : "decodes no H.265";
+			EXPECT_NE(text_of(ctx.get()).find(why), std::string::npos) << text_of(ctx.get());
 		}
 		uda_capability_set_list_destroy(sets);
 	}

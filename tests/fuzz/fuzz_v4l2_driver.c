@@ -4,7 +4,7 @@
  * over the struct as a driver could; the fds a driver hands out
  * (VIDIOC_EXPBUF) stay real ones, as the kernel's are. The node is
  * probed and registered, asked for sets as a camera, a decoder and an
- * encoder at a size and format the input picks, allocates, and takes a
+ * encoder (of H.264 High) at a size and format the input picks, allocates, and takes a
  * DMA-BUF; no answer may crash it, leak a descriptor, or read past what
  * the driver filled. */
 #include <drm_fourcc.h>
@@ -91,7 +91,13 @@ static void close_node(void *data, int fd)
 
 static void ask(uda_context *ctx, uda_device *device, const uda_assertion *assertion, uda_usage_name name)
 {
-	const uda_usage_atom atom = {UDA_VENDOR_NONE, (uint16_t)name, 0, NULL};
+	/* Decoders and encoders are asked for H.264 High, which reads their
+	 * bitstream formats and profile menu too. */
+	const uda_video_profile high = {UDA_VIDEO_CODEC_H264, 100, 8, 420};
+	uint8_t profile[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+	uda_video_profile_to_payload(&high, profile);
+	const bool video = name == UDA_USAGE_VIDEO_DECODE || name == UDA_USAGE_VIDEO_ENCODE;
+	const uda_usage_atom atom = {UDA_VENDOR_NONE, (uint16_t)name, video ? sizeof(profile) : 0, video ? profile : NULL};
 	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &atom};
 	const uda_device_usage party = {device, &usage};
 	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, assertion, 1, &party};

@@ -93,21 +93,50 @@ static const char *codec_name(uint32_t codec)
 	return codec < sizeof(names) / sizeof(names[0]) ? names[codec] : "?";
 }
 
+/* Whether the node's profile menu control for the codec offers the
+ * profile: within the control's range and not skipped (VIDIOC_QUERYMENU
+ * answers the items a driver has). A node without the control says
+ * nothing, and the profile is not held against it. */
+static uda_result check_profile(const struct v4l2_device *device, uda_context *ctx, const uda_video_profile *profile,
+                                const char *verb)
+{
+	struct v4l2_profile_item item;
+	if (!profile->profile || !v4l2_profile_menu_item(profile->codec, profile->profile, &item))
+		return UDA_SUCCESS;
+	struct v4l2_queryctrl control = {.id = item.control};
+	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_QUERYCTRL, &control) != 0 ||
+	    control.id != item.control || control.type != V4L2_CTRL_TYPE_MENU) {
+		uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %s has no %s profile control: profile not checked",
+		                device->node.card, codec_name(profile->codec));
+		return UDA_SUCCESS;
+	}
+	struct v4l2_querymenu menu = {.id = item.control, .index = (uint32_t)item.item};
+	const bool offered = item.item >= control.minimum && item.item <= control.maximum &&
+	                     device->io->ioctl(device->io->data, device->fd, VIDIOC_QUERYMENU, &menu) == 0 &&
+	                     menu.id == item.control && menu.index == (uint32_t)item.item;
+	if (!offered)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s %s no %s %s (its menu: items %d..%d)",
+		                             device->node.card, verb, codec_name(profile->codec), item.name,
+		                             control.minimum, control.maximum);
+	return UDA_SUCCESS;
+}
+
 /* A decoder or encoder asked for a codec must have its bitstream on the
- * other queue: a decoder's output (what it reads), an encoder's capture. */
+ * other queue (a decoder's output, what it reads; an encoder's capture)
+ * and the profile in its profile menu. */
 static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx, const uda_usage_atom *atom)
 {
 	uda_video_profile profile;
 	if (uda_video_profile_from_atom(atom, &profile) != UDA_SUCCESS)
 		return UDA_SUCCESS; /* any bitstream */
-	const struct v4l2_probed_queue *stream =
-	        atom->name == UDA_USAGE_VIDEO_DECODE ? &device->node.output : &device->node.capture;
+	const bool decode = atom->name == UDA_USAGE_VIDEO_DECODE;
+	const char *verb = decode ? "decodes" : "encodes";
+	const struct v4l2_probed_queue *stream = decode ? &device->node.output : &device->node.capture;
 	for (uint32_t i = 0; i < stream->format_count; i++) {
 		if (v4l2_format_carries_codec(stream->formats[i].pixelformat, profile.codec))
-			return UDA_SUCCESS;
+			return check_profile(device, ctx, &profile, verb);
 	}
-	return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s %s no %s", device->node.card,
-	                             atom->name == UDA_USAGE_VIDEO_DECODE ? "decodes" : "encodes",
+	return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s %s no %s", device->node.card, verb,
 	                             codec_name(profile.codec));
 }
 

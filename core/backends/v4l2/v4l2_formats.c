@@ -119,3 +119,41 @@ bool v4l2_format_carries_codec(uint32_t v4l2_pixelformat, uint32_t codec)
 	}
 	return false;
 }
+
+/* Codec profile numbers (what the bitstream says: H.264 profile_idc,
+ * H.265 general_profile_idc, VP9's profile) as the items of V4L2's
+ * profile menu controls, which decoders and encoders expose. */
+static const struct {
+	uint32_t codec, profile;
+	uint32_t control;
+	int32_t item;
+	const char *name;
+} profiles[] = {
+	{UDA_VIDEO_CODEC_H264, 66, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_BASELINE, "Baseline"},
+	{UDA_VIDEO_CODEC_H264, 77, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_MAIN, "Main"},
+	{UDA_VIDEO_CODEC_H264, 88, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_EXTENDED, "Extended"},
+	{UDA_VIDEO_CODEC_H264, 100, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_HIGH, "High"},
+	{UDA_VIDEO_CODEC_H264, 110, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_HIGH_10, "High 10"},
+	{UDA_VIDEO_CODEC_H264, 122, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_HIGH_422,
+	 "High 4:2:2"},
+	{UDA_VIDEO_CODEC_H264, 244, V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_HIGH_444_PREDICTIVE,
+	 "High 4:4:4 Predictive"},
+	{UDA_VIDEO_CODEC_H265, 1, V4L2_CID_MPEG_VIDEO_HEVC_PROFILE, V4L2_MPEG_VIDEO_HEVC_PROFILE_MAIN, "Main"},
+	{UDA_VIDEO_CODEC_H265, 2, V4L2_CID_MPEG_VIDEO_HEVC_PROFILE, V4L2_MPEG_VIDEO_HEVC_PROFILE_MAIN_10, "Main 10"},
+	{UDA_VIDEO_CODEC_H265, 3, V4L2_CID_MPEG_VIDEO_HEVC_PROFILE, V4L2_MPEG_VIDEO_HEVC_PROFILE_MAIN_STILL_PICTURE,
+	 "Main Still Picture"},
+	{UDA_VIDEO_CODEC_VP9, 1, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_1, "Profile 1"},
+	{UDA_VIDEO_CODEC_VP9, 2, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_2, "Profile 2"},
+	{UDA_VIDEO_CODEC_VP9, 3, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_3, "Profile 3"},
+};
+
+bool v4l2_profile_menu_item(uint32_t codec, uint32_t profile, struct v4l2_profile_item *out)
+{
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		if (profiles[i].codec == codec && profiles[i].profile == profile) {
+			*out = (struct v4l2_profile_item){profiles[i].control, profiles[i].item, profiles[i].name};
+			return true;
+		}
+	}
+	return false;
+}

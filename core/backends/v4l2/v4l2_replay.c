@@ -18,6 +18,7 @@
 #define REPLAY_MAX_OPEN 64
 #define REPLAY_MAX_BUFFERS 32
 #define REPLAY_LINE_MAX 512
+#define REPLAY_MAX_CONTROLS 8
 
 /* A format and the rule of the driver's TRY_FMT for it: bytesperline is
  * the row (width x bytes_per_pixel) rounded up to pitch_alignment,
@@ -40,8 +41,18 @@ struct replay_queue {
 	struct replay_format formats[REPLAY_MAX_FORMATS];
 };
 
+/* A menu control (a codec's profile menu): its range, and the items in
+ * it the driver skips (a bit per item, up to 63). */
+struct replay_control {
+	uint32_t id;
+	int32_t minimum, maximum;
+	uint64_t skipped;
+};
+
 struct replay_node {
 	char path[V4L2_IO_PATH_MAX];
+	uint32_t control_count;
+	struct replay_control controls[REPLAY_MAX_CONTROLS];
 	char driver[16], card[32], bus[32];
 	uint32_t device_caps;
 	bool no_remove_bufs; /* a kernel before 6.10: VIDIOC_REMOVE_BUFS is ENOTTY */
@@ -206,6 +217,33 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 	return true;
 }
 
+/* control ID menu MIN MAX [skip I,J,...] */
+static bool parse_control(struct replay_node *node, char **words, int count)
+{
+	if (node->control_count == REPLAY_MAX_CONTROLS || (count != 5 && count != 7) || strcmp(words[2], "menu") != 0)
+		return false;
+	struct replay_control *c = &node->controls[node->control_count];
+	uint32_t minimum, maximum;
+	if (!parse_u32(words[1], 16, &c->id) || !parse_u32(words[3], 10, &minimum) || !parse_u32(words[4], 10, &maximum) ||
+	    minimum > maximum || maximum > 63)
+		return false;
+	c->minimum = (int32_t)minimum;
+	c->maximum = (int32_t)maximum;
+	c->skipped = 0;
+	if (count == 7) {
+		if (strcmp(words[5], "skip") != 0)
+			return false;
+		for (char *item = strtok(words[6], ","); item; item = strtok(NULL, ",")) {
+			uint32_t index;
+			if (!parse_u32(item, 10, &index) || index > 63)
+				return false;
+			c->skipped |= 1ull << index;
+		}
+	}
+	node->control_count++;
+	return true;
+}
+
 static void copy_text(char *to, size_t size, const char *from)
 {
 	snprintf(to, size, "%s", from);
@@ -236,6 +274,8 @@ static bool parse_line(struct replay_node *node, char *line)
 			return parse_queue(node, words, count);
 		if (!strcmp(line, "format"))
 			return parse_format(node, words, count);
+		if (!strcmp(line, "control"))
+			return parse_control(node, words, count);
 		return false;
 	}
 	return true;
@@ -556,6 +596,35 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 			return error(EINVAL);
 		e->fd = fcntl(buffer->memfd, F_DUPFD_CLOEXEC, 0);
 		return e->fd < 0 ? -1 : 0;
+	}
+	case VIDIOC_QUERYCTRL: {
+		struct v4l2_queryctrl *q = arg;
+		for (uint32_t i = 0; i < node->control_count; i++) {
+			const struct replay_control *c = &node->controls[i];
+			if (c->id != q->id)
+				continue;
+			memset(q, 0, sizeof(*q));
+			q->id = c->id;
+			q->type = V4L2_CTRL_TYPE_MENU;
+			q->minimum = c->minimum;
+			q->maximum = c->maximum;
+			q->step = 1;
+			return 0;
+		}
+		return error(EINVAL);
+	}
+	case VIDIOC_QUERYMENU: {
+		struct v4l2_querymenu *m = arg;
+		for (uint32_t i = 0; i < node->control_count; i++) {
+			const struct replay_control *c = &node->controls[i];
+			if (c->id != m->id)
+				continue;
+			if ((int64_t)m->index < c->minimum || (int64_t)m->index > c->maximum || (c->skipped >> m->index & 1))
+				return error(EINVAL);
+			snprintf((char *)m->name, sizeof(m->name), "item %u", m->index);
+			return 0;
+		}
+		return error(EINVAL);
 	}
 	case VIDIOC_REMOVE_BUFS: {
 		struct v4l2_remove_buffers *r = arg;

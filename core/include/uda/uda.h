@@ -275,7 +275,8 @@ typedef enum uda_video_codec {
 typedef struct uda_video_profile {
 	uint32_t codec; /* uda_video_codec */
 	/* The codec's own profile number (H.264 profile_idc, H.265
-	 * general_profile_idc, VP9 and AV1 profile), or 0: any. */
+	 * general_profile_idc, VP9 and AV1 profile), or 0: any (for VP9 and
+	 * AV1 also their profile 0, the one every decoder of them takes). */
 	uint32_t profile;
 	/* Bits per luma and chroma sample, 8, 10 or 12; 0: any. */
 	uint32_t bit_depth;
