@@ -120,8 +120,15 @@ bool v4l2_format_carries_codec(uint32_t v4l2_pixelformat, uint32_t codec)
 	return false;
 }
 
+/* Linux 6.5's AV1 profile menu, for older headers. */
+#ifndef V4L2_CID_MPEG_VIDEO_AV1_PROFILE
+#define V4L2_CID_MPEG_VIDEO_AV1_PROFILE (V4L2_CID_CODEC_BASE + 655)
+#define V4L2_MPEG_VIDEO_AV1_PROFILE_HIGH 1
+#define V4L2_MPEG_VIDEO_AV1_PROFILE_PROFESSIONAL 2
+#endif
+
 /* Codec profile numbers (what the bitstream says: H.264 profile_idc,
- * H.265 general_profile_idc, VP9's profile) as the items of V4L2's
+ * H.265 general_profile_idc, VP9's and AV1's seq_profile) as the items of V4L2's
  * profile menu controls, which decoders and encoders expose. */
 static const struct {
 	uint32_t codec, profile;
@@ -145,6 +152,9 @@ static const struct {
 	{UDA_VIDEO_CODEC_VP9, 1, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_1, "Profile 1"},
 	{UDA_VIDEO_CODEC_VP9, 2, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_2, "Profile 2"},
 	{UDA_VIDEO_CODEC_VP9, 3, V4L2_CID_MPEG_VIDEO_VP9_PROFILE, V4L2_MPEG_VIDEO_VP9_PROFILE_3, "Profile 3"},
+	{UDA_VIDEO_CODEC_AV1, 1, V4L2_CID_MPEG_VIDEO_AV1_PROFILE, V4L2_MPEG_VIDEO_AV1_PROFILE_HIGH, "High"},
+	{UDA_VIDEO_CODEC_AV1, 2, V4L2_CID_MPEG_VIDEO_AV1_PROFILE, V4L2_MPEG_VIDEO_AV1_PROFILE_PROFESSIONAL,
+	 "Professional"},
 };
 
 bool v4l2_profile_menu_item(uint32_t codec, uint32_t profile, struct v4l2_profile_item *out)

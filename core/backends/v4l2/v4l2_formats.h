@@ -39,9 +39,9 @@ unsigned v4l2_formats_for_drm(uint32_t drm, uint64_t modifier, const struct v4l2
 bool v4l2_format_carries_codec(uint32_t v4l2_pixelformat, uint32_t codec);
 
 /* A codec's profile number (uda_video_profile::profile: H.264
- * profile_idc, H.265 general_profile_idc, VP9's profile) as an item of
+ * profile_idc, H.265 general_profile_idc, VP9's and AV1's profile) as an item of
  * V4L2's profile menu control. False for a pair V4L2 names no item for
- * (AV1's, not in Linux 6.1's headers; 0, which uda reads as any). */
+ * (and for 0, which uda reads as any). */
 struct v4l2_profile_item {
 	uint32_t control; /* V4L2_CID_MPEG_VIDEO_*_PROFILE */
 	int32_t item;     /* its menu item */
