@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include <uda/uda.h>
+
 #include "v4l2_formats.h"
 
 namespace
@@ -55,6 +57,32 @@ TEST(V4l2Formats, BitstreamsSensorDataAndVendorCompressionHaveNone)
 	for (const char *v4l2 : {"MJPG", "JPEG", "H264", "HEVC", "S264", "S265", "MG2S", "VP8F", "AV1F", "MT21", "BA81",
 	                         "pRAA", "UVCH"})
 		EXPECT_EQ(v4l2_format_lookup(fourcc(v4l2)), nullptr) << v4l2;
+}
+
+// Every bitstream the recorded codecs answered, stateful and stateless,
+// carries its codec and no other; raw formats carry none.
+TEST(V4l2Formats, EachRecordedBitstreamCarriesItsCodec)
+{
+	const std::pair<const char *, uda_video_codec> streams[] = {
+	    {"H264", UDA_VIDEO_CODEC_H264}, {"S264", UDA_VIDEO_CODEC_H264},  {"HEVC", UDA_VIDEO_CODEC_H265},
+	    {"S265", UDA_VIDEO_CODEC_H265}, {"VP80", UDA_VIDEO_CODEC_VP8},   {"VP8F", UDA_VIDEO_CODEC_VP8},
+	    {"VP90", UDA_VIDEO_CODEC_VP9},  {"AV1F", UDA_VIDEO_CODEC_AV1},   {"MPG2", UDA_VIDEO_CODEC_MPEG2},
+	    {"MG2S", UDA_VIDEO_CODEC_MPEG2}, {"MJPG", UDA_VIDEO_CODEC_JPEG}, {"JPEG", UDA_VIDEO_CODEC_JPEG},
+	};
+	for (const auto &[code, codec] : streams) {
+		for (uint32_t other = UDA_VIDEO_CODEC_H264; other <= UDA_VIDEO_CODEC_JPEG; other++)
+			EXPECT_EQ(v4l2_format_carries_codec(fourcc(code), other), other == codec) << code << " " << other;
+	}
+	EXPECT_FALSE(v4l2_format_carries_codec(fourcc("NV12"), UDA_VIDEO_CODEC_H264));
+	v4l2_profile_item item;
+	ASSERT_TRUE(v4l2_profile_menu_item(UDA_VIDEO_CODEC_H264, 110, &item));
+	EXPECT_EQ(item.control, static_cast<uint32_t>(V4L2_CID_MPEG_VIDEO_H264_PROFILE));
+	EXPECT_EQ(item.item, V4L2_MPEG_VIDEO_H264_PROFILE_HIGH_10);
+	EXPECT_STREQ(item.name, "High 10");
+	ASSERT_TRUE(v4l2_profile_menu_item(UDA_VIDEO_CODEC_H265, 2, &item));
+	EXPECT_EQ(item.item, V4L2_MPEG_VIDEO_HEVC_PROFILE_MAIN_10);
+	EXPECT_FALSE(v4l2_profile_menu_item(UDA_VIDEO_CODEC_H264, 0, &item)) << "0 is any";
+	EXPECT_FALSE(v4l2_profile_menu_item(UDA_VIDEO_CODEC_JPEG, 1, &item));
 }
 
 TEST(V4l2Formats, ADrmFormatFindsItsV4l2OnesSingleBufferFirst)
