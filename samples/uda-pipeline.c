@@ -61,23 +61,27 @@ static bool set_replay(const char *folder)
 		fprintf(stderr, "uda-pipeline: %s: cannot open\n", folder);
 		return false;
 	}
-	char *names[64];
+	/* As many as the backend replays (V4L2_IO_MAX_NODES). */
+	char *names[32];
 	size_t count = 0;
-	for (struct dirent *entry; count < 64 && (entry = readdir(dir));) {
+	bool fits = true;
+	for (struct dirent *entry; fits && (entry = readdir(dir));) {
 		const size_t length = strlen(entry->d_name);
-		if (length > 5 && !strcmp(entry->d_name + length - 5, ".v4l2"))
-			names[count++] = strdup(entry->d_name);
+		if (length <= 5 || strcmp(entry->d_name + length - 5, ".v4l2") != 0)
+			continue;
+		fits = count < 32 && (names[count] = strdup(entry->d_name)) != NULL;
+		count += fits;
 	}
 	closedir(dir);
 	qsort(names, count, sizeof(names[0]), by_name);
 	char paths[REPLAY_PATHS_MAX] = "";
 	size_t used = 0;
-	bool fits = true;
 	for (size_t i = 0; i < count; i++) {
-		const int n = snprintf(paths + used, sizeof(paths) - used, "%s%s/%s", used ? ":" : "", folder, names[i]);
-		fits = fits && names[i] && n > 0 && (size_t)n < sizeof(paths) - used;
-		if (fits)
-			used += (size_t)n;
+		if (fits) {
+			const int n = snprintf(paths + used, sizeof(paths) - used, "%s%s/%s", used ? ":" : "", folder, names[i]);
+			fits = n > 0 && (size_t)n < sizeof(paths) - used;
+			used += fits ? (size_t)n : 0;
+		}
 		free(names[i]);
 	}
 	if (!count || !fits) {
@@ -163,13 +167,16 @@ static void print_queueing(uda_allocation *frame, uint32_t width, uint32_t heigh
 	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS)
 		return;
 	const uint32_t f = native.pixelformat;
-	printf("  queue it: VIDIOC_S_FMT %ux%u '%c%c%c%c' bytesperline %u on buffer type %u, then ", width, height,
-	       f & 0xff, (f >> 8) & 0xff, (f >> 16) & 0xff, f >> 24, native.bytesperline, native.buffer_type);
 	if (native.memory == V4L2_MEMORY_MMAP)
-		printf("VIDIOC_QBUF of MMAP buffer %u on the device's own fd\n", native.index);
+		printf("  queue it: buffer type %u holds %ux%u '%c%c%c%c' bytesperline %u already; VIDIOC_QBUF of MMAP "
+		       "buffer %u on the device's own fd\n",
+		       native.buffer_type, width, height, f & 0xff, (f >> 8) & 0xff, (f >> 16) & 0xff, f >> 24,
+		       native.bytesperline, native.index);
 	else
-		printf("VIDIOC_QBUF with V4L2_MEMORY_DMABUF, fd of the frame, length %llu\n",
-		       (unsigned long long)native.size);
+		printf("  queue it: VIDIOC_S_FMT %ux%u '%c%c%c%c' bytesperline %u on buffer type %u, then VIDIOC_QBUF "
+		       "with V4L2_MEMORY_DMABUF, the frame's fd, length %llu\n",
+		       width, height, f & 0xff, (f >> 8) & 0xff, (f >> 16) & 0xff, f >> 24, native.bytesperline,
+		       native.buffer_type, (unsigned long long)native.size);
 }
 
 /* The frame made by the first party that can, imported by the others. */

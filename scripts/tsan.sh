@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds with ThreadSanitizer and runs the tests that use threads: the
 # core's per-thread error slots, the eight-thread stress test over the
-# system, Vulkan and GL backends, and uda_surface's producer and consumer
-# threads. Mesa's drivers are not instrumented, so
+# system, Vulkan and GL backends, uda_surface's producer and consumer
+# threads, and a V4L2 node's buffers made and freed from four threads
+# (recorded drivers). Mesa's drivers are not instrumented, so
 # races inside them are not looked for; uda's own locks and data are.
 #
 #   scripts/tsan.sh [ITERATIONS]      (default 100 per thread)
@@ -11,12 +12,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 iterations=${1:-100}
 cmake -S . -B build-tsan -G Ninja -DUDA_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUDA_SANITIZE=thread >/dev/null
-cmake --build build-tsan -j "$(nproc)" --target test-context test-threads test-surface uda-backend-system uda-backend-vulkan \
-	uda-backend-gl >/dev/null
+cmake --build build-tsan -j "$(nproc)" --target test-context test-threads test-surface test-v4l2-device \
+	uda-backend-system uda-backend-vulkan uda-backend-gl >/dev/null
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizer/tsan.supp"
 export UDA_BACKEND_PATH=$root/build-tsan/manifests/backends.d UDA_BACKEND_NO_DEFAULT_PATHS=1
 export UDA_TEST_THREAD_ITERATIONS=$iterations
 build-tsan/tests/test-context
 build-tsan/tests/test-threads
 build-tsan/tests/test-surface
+build-tsan/tests/test-v4l2-device --gtest_filter='V4l2Device.BuffersComeAndGo*'
 echo "tsan ok"

@@ -635,6 +635,52 @@ TEST(DrmReplay, ARecordedDisplayIsADeviceWithItsPlanesAndDumbBuffers)
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
+// The kernel gives one GEM handle for every import of the same DMA-BUF
+// on an fd (and a dumb buffer's own when its export comes back): freeing
+// one of them must not close the handle the others still use.
+TEST(DrmReplay, ImportsOfOneBufferShareItsHandleUntilTheLastGoes)
+{
+	char why[256] = "";
+	drm_replay *replay = drm_replay_create(UDA_TEST_DRM_FIXTURE_DIR "/linear-only.txt", why, sizeof(why));
+	ASSERT_NE(replay, nullptr) << why;
+	{
+		ContextPtr ctx = make_context();
+		ASSERT_EQ(drm_devices_add_all(ctx.get(), drm_replay_io(replay)), 1u);
+		uda_device *display = nullptr;
+		uint32_t count = 1;
+		ASSERT_EQ(uda_context_enumerate_devices(ctx.get(), &count, &display), UDA_SUCCESS);
+		const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+		uda_usage_atom write = {UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often};
+		uda_usage cpu = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &write};
+		uda_assertion xrgb = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 256, 64, DRM_FORMAT_XRGB8888, 0};
+		uda_device_usage entry = {display, &cpu};
+		uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &xrgb, 1, &entry};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &negotiation, &raw, nullptr, nullptr), UDA_SUCCESS);
+		AllocationPtr dumb(raw);
+		uda_allocation *imports[2] = {};
+		for (uda_allocation *&import : imports) {
+			const uda_allocation_import_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, dumb.get(),
+			                                         display, UDA_HANDLE_TYPE_DMA_BUF, 0};
+			ASSERT_EQ(uda_import_allocation(&info, &import), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		}
+		uda_drm_native natives[3] = {{UDA_STRUCTURE_TYPE_DRM_NATIVE}, {UDA_STRUCTURE_TYPE_DRM_NATIVE},
+		                             {UDA_STRUCTURE_TYPE_DRM_NATIVE}};
+		ASSERT_EQ(uda_allocation_get_native(dumb.get(), &natives[0]), UDA_SUCCESS);
+		ASSERT_EQ(uda_allocation_get_native(imports[0], &natives[1]), UDA_SUCCESS);
+		ASSERT_EQ(uda_allocation_get_native(imports[1], &natives[2]), UDA_SUCCESS);
+		EXPECT_EQ(natives[1].gem_handle, natives[0].gem_handle) << "the dumb buffer's own, as the kernel answers";
+		EXPECT_EQ(natives[2].gem_handle, natives[0].gem_handle);
+		uda_allocation_destroy(imports[0]);
+		EXPECT_EQ(drm_replay_live_handles(replay), 1u) << "still held by the buffer and the other import";
+		dumb.reset();
+		EXPECT_EQ(drm_replay_live_handles(replay), 1u) << "still held by the other import";
+		uda_allocation_destroy(imports[1]);
+		EXPECT_EQ(drm_replay_live_handles(replay), 0u);
+	}
+	drm_replay_destroy(replay);
+}
+
 TEST(DrmReplay, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 {
 	char path[] = "/tmp/uda-drm-bad-XXXXXX";

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -322,6 +323,38 @@ TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
+// Freed buffers leave the queue one by one (Linux 6.10), and their slots
+// serve again: allocating and freeing many times never fills the queue,
+// from several threads at once too.
+TEST(V4l2Device, BuffersComeAndGoFromManyThreadsWithoutFillingTheQueue)
+{
+	Replay replay(recorded("vivid.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *camera = add(ctx.get(), replay, "vivid.v4l2");
+	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
+	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
+	const uda_device_usage parties[] = {{camera, &u.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	std::vector<std::thread> threads;
+	std::vector<int> failures(4, 0);
+	for (int t = 0; t < 4; t++) {
+		threads.emplace_back([&, t] {
+			for (int round = 0; round < 25; round++) { // 100 in all, more than a queue holds
+				uda_allocation *frames[2] = {};
+				for (uda_allocation *&frame : frames)
+					failures[t] += uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr) != UDA_SUCCESS;
+				for (uda_allocation *frame : frames)
+					uda_allocation_destroy(frame);
+			}
+		});
+	}
+	for (std::thread &thread : threads)
+		thread.join();
+	for (int t = 0; t < 4; t++)
+		EXPECT_EQ(failures[t], 0) << "thread " << t;
+	EXPECT_EQ(replay.live_buffers(), 0u);
+}
+
 // Before Linux 6.10 a queue frees its buffers only all at once: freed
 // ones stay on it until the last in use goes, then the queue lets go of
 // them all, so that allocating and freeing never fills it.
@@ -512,6 +545,9 @@ TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 	EXPECT_EQ(v4l2_replay_create(recording.path(), why, sizeof(why)), nullptr);
 	EXPECT_NE(std::string(why).find(":3: not understood"), std::string::npos) << why;
 	EXPECT_EQ(v4l2_replay_create("/nonexistent/recording.v4l2", why, sizeof(why)), nullptr);
+	const Recording no_formats("driver vivid\nqueue capture\n");
+	EXPECT_EQ(v4l2_replay_create(no_formats.path(), why, sizeof(why)), nullptr);
+	EXPECT_NE(std::string(why).find("a queue without formats"), std::string::npos) << why;
 }
 
 // The kernel's own nodes, where there are any (a camera, or vivid:

@@ -8,6 +8,7 @@
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,20 @@
 
 #include "drm_device.h"
 
+/* A GEM handle and how many allocations hold it: the kernel gives the
+ * same handle for every PRIME import of one DMA-BUF on an fd (and a dumb
+ * buffer's own handle when its export comes back), and closing it once
+ * closes it for all of them. */
+struct drm_handle_ref {
+	uint32_t handle;
+	uint32_t refs;
+};
+
 struct drm_device {
 	const struct drm_io *io;
+	pthread_mutex_t handles_lock;
+	struct drm_handle_ref *handles;
+	uint32_t handle_count, handle_capacity;
 	struct drm_node_record node;
 	int fd;              /* primary node, else render node */
 	bool fd_is_primary; /* dumb buffers and planes need the primary node */
@@ -32,6 +45,50 @@ struct drm_allocation {
 	int dma_buf;
 	uint64_t size;
 };
+
+/* Counts one more holder of the handle. False when out of memory, which
+ * can only happen for a handle nobody held: the caller closes it then. */
+static bool hold_handle(struct drm_device *device, uint32_t handle)
+{
+	pthread_mutex_lock(&device->handles_lock);
+	uint32_t i = 0;
+	while (i < device->handle_count && device->handles[i].handle != handle)
+		i++;
+	if (i == device->handle_count) {
+		if (device->handle_count == device->handle_capacity) {
+			const uint32_t capacity = device->handle_capacity * 2 + 8;
+			struct drm_handle_ref *grown = realloc(device->handles, sizeof(*grown) * capacity);
+			if (!grown) {
+				pthread_mutex_unlock(&device->handles_lock);
+				return false;
+			}
+			device->handles = grown;
+			device->handle_capacity = capacity;
+		}
+		device->handles[device->handle_count++] = (struct drm_handle_ref){handle, 0};
+	}
+	device->handles[i].refs++;
+	pthread_mutex_unlock(&device->handles_lock);
+	return true;
+}
+
+/* One holder fewer; the handle is closed with the last. */
+static void release_handle(struct drm_device *device, uint32_t handle)
+{
+	bool last = true;
+	pthread_mutex_lock(&device->handles_lock);
+	for (uint32_t i = 0; i < device->handle_count; i++) {
+		if (device->handles[i].handle != handle)
+			continue;
+		last = --device->handles[i].refs == 0;
+		if (last)
+			device->handles[i] = device->handles[--device->handle_count];
+		break;
+	}
+	pthread_mutex_unlock(&device->handles_lock);
+	if (last)
+		device->io->close_handle(device->io->data, device->fd, handle);
+}
 
 static bool is_scanout(const uda_usage_atom *atom)
 {
@@ -185,7 +242,7 @@ static void drm_free(void *data, void *allocation)
 	struct drm_device *device = data;
 	struct drm_allocation *a = allocation;
 	if (a->handle)
-		device->io->close_handle(device->io->data, device->fd, a->handle);
+		release_handle(device, a->handle);
 	if (a->dma_buf >= 0)
 		close(a->dma_buf);
 	free(a);
@@ -227,6 +284,11 @@ static uda_result drm_allocate(void *data, uda_context *ctx, const uda_assertion
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: DRM_IOCTL_MODE_CREATE_DUMB: %s",
 		                             strerror(-error));
 	}
+	if (!hold_handle(device, dumb.handle)) {
+		device->io->close_handle(device->io->data, device->fd, dumb.handle);
+		free(a);
+		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
 	a->handle = dumb.handle;
 	a->size = dumb.size;
 	uda_result result = pitch_fits(ctx, sets, index, dumb.pitch);
@@ -265,13 +327,18 @@ static uda_result drm_import(void *data, uda_context *ctx, int fd, bool take_fd,
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: dup: %s", strerror(errno));
 	}
 	const int error = device->io->import_dma_buf(device->io->data, device->fd, a->dma_buf, &a->handle);
-	if (error) {
+	const bool held = !error && hold_handle(device, a->handle);
+	if (!held) {
+		/* Out of memory after the import: a handle nobody held. */
+		if (!error)
+			device->io->close_handle(device->io->data, device->fd, a->handle);
 		/* A taken fd goes back to the core, which closes it. */
 		a->handle = 0;
 		if (take_fd)
 			a->dma_buf = -1;
 		drm_free(device, a);
-		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: PRIME import: %s", strerror(-error));
+		return error ? uda_context_set_error(ctx, UDA_ERROR_BACKEND, "drm: PRIME import: %s", strerror(-error))
+		             : uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
 	out->took_fd = take_fd;
 	out->data = a;
@@ -342,6 +409,8 @@ static uda_result drm_get_native(void *data, uda_context *ctx, void *allocation,
 static void drm_destroy(void *data)
 {
 	struct drm_device *device = data;
+	free(device->handles);
+	pthread_mutex_destroy(&device->handles_lock);
 	drm_display_record_finish(&device->display);
 	device->io->close(device->io->data, device->fd);
 	free(device);
@@ -391,8 +460,10 @@ uda_result drm_device_add(uda_context *ctx, const struct drm_node_record *node, 
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	device->io = io;
 	device->node = *node;
+	pthread_mutex_init(&device->handles_lock, NULL);
 	open_node(device, ctx);
 	if (device->fd < 0) {
+		pthread_mutex_destroy(&device->handles_lock);
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "drm: %s: no node opens", node->bus);
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xf86drmMode.h>
 
@@ -384,16 +385,34 @@ static int replay_export_handle(void *data, int fd, uint32_t handle)
 	return dma_buf >= 0 ? dma_buf : -error;
 }
 
+/* Whether two fds are the same memory (the same open file's inode). */
+static bool same_memory(int a, int b)
+{
+	struct stat x, y;
+	return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 static int replay_import_dma_buf(void *data, int fd, int dma_buf, uint32_t *out_handle)
 {
 	struct drm_replay *replay = data;
-	const int memory = fcntl(dma_buf, F_DUPFD_CLOEXEC, 0);
-	if (memory < 0)
-		return -errno;
+	*out_handle = 0;
 	pthread_mutex_lock(&replay->lock);
-	*out_handle = display_of(replay, fd) >= 0 ? add_handle(replay, fd, memory) : 0;
+	int result = display_of(replay, fd) >= 0 ? 0 : -EBADF;
+	/* As the kernel: memory this fd has a handle for (imported before,
+	 * or its own dumb buffer coming back) gets that handle again. */
+	for (int i = 0; !result && !*out_handle && i < REPLAY_MAX_HANDLES; i++) {
+		if (replay->handles[i].fd == fd && same_memory(replay->handles[i].memory, dma_buf))
+			*out_handle = replay->handles[i].handle;
+	}
+	if (!result && !*out_handle) {
+		const int memory = fcntl(dma_buf, F_DUPFD_CLOEXEC, 0);
+		if (memory < 0)
+			result = -errno;
+		else if (!(*out_handle = add_handle(replay, fd, memory)))
+			result = -ENOSPC;
+	}
 	pthread_mutex_unlock(&replay->lock);
-	return *out_handle ? 0 : -ENOSPC;
+	return result;
 }
 
 static int replay_sync(void *data, int dma_buf, bool start, bool read, bool write)

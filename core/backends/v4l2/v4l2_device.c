@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/videodev2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@
 
 struct v4l2_device {
 	const struct v4l2_io *io;
+	/* Held while a buffer is made or freed: the queue's format and its
+	 * buffers are the node's, and threads share the device. */
+	pthread_mutex_t lock;
 	char path[V4L2_IO_PATH_MAX];
 	int fd;
 	uint8_t uuid[UDA_UUID_SIZE];
@@ -222,32 +226,41 @@ static int queue_slot(uint32_t type)
 	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE || type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE ? 0 : 1;
 }
 
-static void release_queue(struct v4l2_device *device, uint32_t type)
+/* Takes buffers [index, index + count) off the queue; with the lock held. */
+static void remove_buffers_locked(struct v4l2_device *device, uint32_t type, uint32_t index, uint32_t count)
 {
-	struct v4l2_requestbuffers none = {.count = 0, .type = type, .memory = V4L2_MEMORY_MMAP};
-	device->io->ioctl(device->io->data, device->fd, VIDIOC_REQBUFS, &none);
+	const int slot = queue_slot(type);
+	struct v4l2_remove_buffers remove = {.index = index, .count = count, .type = type};
+	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_REMOVE_BUFS, &remove) != 0)
+		device->stranded[slot] = true;
+	/* Before Linux 6.10 a buffer leaves its queue only with all the
+	 * others: when the last one in use goes, they all go, so that
+	 * allocating and freeing never fills the queue. */
+	if (device->live_mmap[slot] == 0 && device->stranded[slot]) {
+		struct v4l2_requestbuffers none = {.count = 0, .type = type, .memory = V4L2_MEMORY_MMAP};
+		if (device->io->ioctl(device->io->data, device->fd, VIDIOC_REQBUFS, &none) == 0)
+			device->stranded[slot] = false;
+	}
+}
+
+/* Frees an allocation; with the lock held. */
+static void free_locked(struct v4l2_device *device, struct v4l2_allocation *a)
+{
+	if (a->dma_buf >= 0)
+		close(a->dma_buf);
+	if (a->memory == V4L2_MEMORY_MMAP) {
+		device->live_mmap[queue_slot(a->params.type)]--;
+		remove_buffers_locked(device, a->params.type, a->index, 1);
+	}
+	free(a);
 }
 
 static void v4l2_free(void *data, void *allocation)
 {
 	struct v4l2_device *device = data;
-	struct v4l2_allocation *a = allocation;
-	if (a->dma_buf >= 0)
-		close(a->dma_buf);
-	if (a->memory == V4L2_MEMORY_MMAP) {
-		const int slot = queue_slot(a->params.type);
-		struct v4l2_remove_buffers remove = {.index = a->index, .count = 1, .type = a->params.type};
-		if (device->io->ioctl(device->io->data, device->fd, VIDIOC_REMOVE_BUFS, &remove) != 0)
-			device->stranded[slot] = true;
-		/* Before Linux 6.10 a buffer leaves its queue only with all the
-		 * others: when the last one in use goes, they all go, so that
-		 * allocating and freeing never fills the queue. */
-		if (--device->live_mmap[slot] == 0 && device->stranded[slot]) {
-			release_queue(device, a->params.type);
-			device->stranded[slot] = false;
-		}
-	}
-	free(a);
+	pthread_mutex_lock(&device->lock);
+	free_locked(device, allocation);
+	pthread_mutex_unlock(&device->lock);
 }
 
 /* Puts the negotiated format on the queue of the backend's fd, unless it
@@ -263,10 +276,12 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 		const bool same = mplane ? out->fmt.pix_mp.pixelformat == params->pixelformat &&
 		                                   out->fmt.pix_mp.width == width && out->fmt.pix_mp.height == height &&
 		                                   out->fmt.pix_mp.num_planes == 1 &&
-		                                   out->fmt.pix_mp.plane_fmt[0].bytesperline == params->bytesperline
+		                                   out->fmt.pix_mp.plane_fmt[0].bytesperline == params->bytesperline &&
+		                                   out->fmt.pix_mp.plane_fmt[0].sizeimage >= params->sizeimage
 		                         : out->fmt.pix.pixelformat == params->pixelformat && out->fmt.pix.width == width &&
 		                                   out->fmt.pix.height == height &&
-		                                   out->fmt.pix.bytesperline == params->bytesperline;
+		                                   out->fmt.pix.bytesperline == params->bytesperline &&
+		                                   out->fmt.pix.sizeimage >= params->sizeimage;
 		if (same)
 			return UDA_SUCCESS;
 	}
@@ -303,19 +318,24 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 	return UDA_SUCCESS;
 }
 
-/* One MMAP buffer on the queue, its length, exported as a DMA-BUF. */
-static uda_result create_buffer(struct v4l2_device *device, uda_context *ctx, struct v4l2_format *format,
-                                struct v4l2_allocation *a)
+/* One MMAP buffer on the queue, its length, exported as a DMA-BUF; with
+ * the lock held. */
+static uda_result create_buffer_locked(struct v4l2_device *device, uda_context *ctx, struct v4l2_format *format,
+                                       struct v4l2_allocation *a)
 {
 	const struct v4l2_io *io = device->io;
 	struct v4l2_create_buffers create = {.count = 1, .memory = V4L2_MEMORY_MMAP, .format = *format};
 	if (io->ioctl(io->data, device->fd, VIDIOC_CREATE_BUFS, &create) != 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_CREATE_BUFS: %s", device->path,
 		                             strerror(errno));
-	if (create.count != 1)
+	if (create.count != 1) {
+		/* Made none, or more than asked: whatever it made goes back. */
+		if (create.count)
+			remove_buffers_locked(device, a->params.type, create.index, create.count);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_CREATE_BUFS made %u buffers",
 		                             device->path, create.count);
-	a->memory = V4L2_MEMORY_MMAP; /* from here on v4l2_free removes it */
+	}
+	a->memory = V4L2_MEMORY_MMAP; /* from here on freeing removes it */
 	a->index = create.index;
 	device->live_mmap[queue_slot(a->params.type)]++;
 	struct v4l2_plane plane;
@@ -340,6 +360,13 @@ static uda_result create_buffer(struct v4l2_device *device, uda_context *ctx, st
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_EXPBUF answered fd %d",
 		                             device->path, export.fd);
 	a->dma_buf = export.fd;
+	/* The memory itself must hold what the driver said the buffer holds:
+	 * the importers map and read that many bytes. */
+	const off_t end = lseek(export.fd, 0, SEEK_END);
+	if (end < 0 || (uint64_t)end < a->size)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+		                             "v4l2: %s: the exported buffer holds %lld bytes, the driver said %llu",
+		                             device->path, (long long)end, (unsigned long long)a->size);
 	return UDA_SUCCESS;
 }
 
@@ -387,19 +414,21 @@ static uda_result v4l2_allocate(void *data, uda_context *ctx, const uda_assertio
 	out->metadata.size = params.sizeimage;
 	if (result == UDA_SUCCESS)
 		result = layout_fits(ctx, sets, index, &out->metadata);
-	struct v4l2_format format;
-	if (result == UDA_SUCCESS)
-		result = set_queue_format(device, ctx, assertion->width, assertion->height, &params, &format);
 	if (result != UDA_SUCCESS)
 		return result;
 	struct v4l2_allocation *a = allocation_new(ctx, &params, 0);
 	if (!a)
 		return UDA_ERROR_OUT_OF_MEMORY;
-	result = create_buffer(device, ctx, &format, a);
-	if (result != UDA_SUCCESS) {
-		v4l2_free(device, a);
+	struct v4l2_format format;
+	pthread_mutex_lock(&device->lock);
+	result = set_queue_format(device, ctx, assertion->width, assertion->height, &params, &format);
+	if (result == UDA_SUCCESS)
+		result = create_buffer_locked(device, ctx, &format, a);
+	if (result != UDA_SUCCESS)
+		free_locked(device, a);
+	pthread_mutex_unlock(&device->lock);
+	if (result != UDA_SUCCESS)
 		return result;
-	}
 	out->data = a;
 	out->metadata.size = a->size;
 	return UDA_SUCCESS;
@@ -507,6 +536,7 @@ static void v4l2_destroy(void *data)
 	/* Every allocation is freed by now; closing the fd lets go of
 	 * whatever its queues still hold, as vb2 does for a closed file. */
 	device->io->close(device->io->data, device->fd);
+	pthread_mutex_destroy(&device->lock);
 	free(device);
 }
 
@@ -567,16 +597,19 @@ uda_result v4l2_device_add(uda_context *ctx, const char *path, const struct v4l2
 	if (!device)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	device->io = io;
+	pthread_mutex_init(&device->lock, NULL);
 	snprintf(device->path, sizeof(device->path), "%s", path);
 	device->fd = io->open(io->data, path);
 	if (device->fd < 0) {
 		const int error = -device->fd;
+		pthread_mutex_destroy(&device->lock);
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s: %s", path, strerror(error));
 	}
 	char why[160] = "";
 	if (!v4l2_probe_node(io, device->fd, &device->node, why, sizeof(why))) {
 		io->close(io->data, device->fd);
+		pthread_mutex_destroy(&device->lock);
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s: %s", path, why);
 	}

@@ -140,7 +140,8 @@ static bool parse_queue(struct replay_node *node, char **words, int count)
 	queue->memory_caps = V4L2_BUF_CAP_SUPPORTS_MMAP | V4L2_BUF_CAP_SUPPORTS_DMABUF;
 	if (count >= 4 && !strcmp(words[2], "memory")) {
 		queue->memory_caps = 0;
-		for (char *m = strtok(words[3], ","); m; m = strtok(NULL, ",")) {
+		char *save = NULL;
+		for (char *m = strtok_r(words[3], ",", &save); m; m = strtok_r(NULL, ",", &save)) {
 			if (!strcmp(m, "mmap"))
 				queue->memory_caps |= V4L2_BUF_CAP_SUPPORTS_MMAP;
 			else if (!strcmp(m, "dmabuf"))
@@ -175,7 +176,8 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 		if (i + 1 >= count)
 			return false;
 		if (!strcmp(key, "discrete")) {
-			for (char *size = strtok(words[++i], ","); size; size = strtok(NULL, ",")) {
+			char *save = NULL;
+			for (char *size = strtok_r(words[++i], ",", &save); size; size = strtok_r(NULL, ",", &save)) {
 				if (f->size_count == REPLAY_MAX_SIZES ||
 				    !parse_size(size, &f->sizes[f->size_count][0], &f->sizes[f->size_count][1]))
 					return false;
@@ -203,8 +205,9 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 			if (!slash)
 				return false;
 			*slash = '\0';
+			/* Planes add up to a few times the first, at most. */
 			if (!parse_u32(words[i], 10, &f->size_num) || !parse_u32(slash + 1, 10, &f->size_den) ||
-			    !f->size_den)
+			    !f->size_den || f->size_num > 16 || f->size_den > 16)
 				return false;
 		} else if (!strcmp(key, "extra")) {
 			if (!parse_u32(words[++i], 10, &f->size_extra))
@@ -233,7 +236,8 @@ static bool parse_control(struct replay_node *node, char **words, int count)
 	if (count == 7) {
 		if (strcmp(words[5], "skip") != 0)
 			return false;
-		for (char *item = strtok(words[6], ","); item; item = strtok(NULL, ",")) {
+		char *save = NULL;
+		for (char *item = strtok_r(words[6], ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 			uint32_t index;
 			if (!parse_u32(item, 10, &index) || index > 63)
 				return false;
@@ -268,8 +272,12 @@ static bool parse_line(struct replay_node *node, char *line)
 	else {
 		char *words[24] = {line};
 		int count = 1;
-		for (char *w = strtok(rest, " \t"); w && count < 24; w = strtok(NULL, " \t"))
+		char *save = NULL;
+		for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			if (count == 24)
+				return false; /* more words than any line has */
 			words[count++] = w;
+		}
 		if (!strcmp(line, "queue"))
 			return parse_queue(node, words, count);
 		if (!strcmp(line, "format"))
@@ -305,6 +313,10 @@ static bool read_node(const char *path, struct replay_node *node, char *why, siz
 	fclose(file);
 	if (ok && (!node->driver[0] || !node->queue_count))
 		ok = fail(why, why_size, "%s: no driver or no queue", path);
+	for (uint32_t q = 0; ok && q < node->queue_count; q++) {
+		if (!node->queues[q].format_count)
+			ok = fail(why, why_size, "%s: a queue without formats", path);
+	}
 	return ok;
 }
 
@@ -383,7 +395,10 @@ static int try_format(const struct replay_node *node, struct v4l2_format *f)
 	uint64_t size = (uint64_t)width * height; /* a bitstream buffer: one byte a pixel */
 	if (!format->compressed) {
 		const uint64_t row = (uint64_t)width * format->bytes_per_pixel;
-		pitch = (uint32_t)((row + format->pitch_alignment - 1) / format->pitch_alignment * format->pitch_alignment);
+		const uint64_t aligned = (row + format->pitch_alignment - 1) / format->pitch_alignment * format->pitch_alignment;
+		if (aligned > UINT32_MAX || (aligned && height > UINT32_MAX / aligned))
+			return error(EINVAL); /* no driver answers a buffer past 4 GiB */
+		pitch = (uint32_t)aligned;
 		const uint64_t rows = ((uint64_t)height + format->height_alignment - 1) / format->height_alignment *
 		                      format->height_alignment;
 		size = (uint64_t)pitch * rows * format->size_num / format->size_den + format->size_extra;
@@ -468,9 +483,24 @@ static int create_buffers(struct replay_file *file, struct v4l2_create_buffers *
 	const uint32_t length = sizeimage_of(&create->format);
 	if (length < sizeimage_of(&current))
 		return error(EINVAL); /* vb2's queue_setup: too small for the format */
-	create->index = file->buffer_count[q];
+	/* The first run of free slots that holds them, as vb2 places buffers
+	 * since slots can be freed one by one (Linux 6.10); fewer if none does. */
+	uint32_t wanted = create->count < REPLAY_MAX_BUFFERS ? create->count : REPLAY_MAX_BUFFERS, start = 0;
+	for (; wanted; wanted--) {
+		for (start = 0; start + wanted <= REPLAY_MAX_BUFFERS; start++) {
+			uint32_t free_run = 0;
+			while (free_run < wanted && (start + free_run >= file->buffer_count[q] ||
+			                             file->buffers[q][start + free_run].memfd < 0))
+				free_run++;
+			if (free_run == wanted)
+				break;
+		}
+		if (start + wanted <= REPLAY_MAX_BUFFERS)
+			break;
+	}
+	create->index = start;
 	uint32_t made = 0;
-	for (; made < create->count && file->buffer_count[q] < REPLAY_MAX_BUFFERS; made++) {
+	for (; made < wanted; made++) {
 		const int memfd = memfd_create("v4l2-replay-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (memfd < 0 || ftruncate(memfd, length) != 0) {
 			if (memfd >= 0)
@@ -478,7 +508,12 @@ static int create_buffers(struct replay_file *file, struct v4l2_create_buffers *
 			break;
 		}
 		fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
-		file->buffers[q][file->buffer_count[q]++] = (struct replay_buffer){memfd, length};
+		/* Slots skipped over below the new end stay free. */
+		for (uint32_t i = file->buffer_count[q]; i < start + made; i++)
+			file->buffers[q][i].memfd = -1;
+		file->buffers[q][start + made] = (struct replay_buffer){memfd, length};
+		if (start + made + 1 > file->buffer_count[q])
+			file->buffer_count[q] = start + made + 1;
 	}
 	if (!made && create->count)
 		return error(ENOMEM);
@@ -631,11 +666,19 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 		if (node->no_remove_bufs)
 			return error(ENOTTY);
 		const int q = queue_index(node, r->type);
-		if (q < 0 || r->index >= file->buffer_count[q] || r->count > file->buffer_count[q] - r->index)
+		if (q < 0)
 			return error(EINVAL);
+		if (!r->count)
+			return 0;
+		if (r->index >= file->buffer_count[q] || r->count > file->buffer_count[q] - r->index)
+			return error(EINVAL);
+		/* As the kernel: the whole range must hold buffers. */
 		for (uint32_t i = r->index; i < r->index + r->count; i++) {
-			if (file->buffers[q][i].memfd >= 0)
-				close(file->buffers[q][i].memfd);
+			if (file->buffers[q][i].memfd < 0)
+				return error(EINVAL);
+		}
+		for (uint32_t i = r->index; i < r->index + r->count; i++) {
+			close(file->buffers[q][i].memfd);
 			file->buffers[q][i].memfd = -1;
 		}
 		return 0;

@@ -1,17 +1,21 @@
 /*
  * V4L2 objects behind a uda device of the v4l2 backend (a camera, a
  * decoder, an encoder, a converter) and behind its allocations, for the
- * program that streams: it sets the negotiated format on the queue
- * (VIDIOC_S_FMT with pixelformat and bytesperline below), then queues
- * each allocation's memory:
+ * program that streams them:
  *
- *   V4L2_MEMORY_DMABUF (memory another device allocated, or any import):
- *     VIDIOC_REQBUFS with DMABUF on the program's own fd or on
- *     uda_v4l2_device_native::fd, then VIDIOC_QBUF with m.fd (m.planes[0].m.fd
- *     on a multi-planar queue) = dma_buf and length = size.
- *   V4L2_MEMORY_MMAP (memory the V4L2 device allocated itself, through
- *     VIDIOC_CREATE_BUFS on uda's fd of the node): VIDIOC_QBUF of `index`
- *     on uda_v4l2_device_native::fd, the fd whose queue owns the buffer.
+ *   V4L2_MEMORY_MMAP: memory the V4L2 device made itself, with
+ *     VIDIOC_CREATE_BUFS on uda's fd of the node (uda_v4l2_device_native
+ *     ::fd), after setting the negotiated format on that queue. Stream on
+ *     that fd: VIDIOC_QBUF of `index`, VIDIOC_STREAMON. The queue has the
+ *     format already (VIDIOC_G_FMT shows it; VIDIOC_S_FMT would fail with
+ *     EBUSY while it holds buffers), and VIDIOC_REQBUFS on it would free
+ *     uda's buffers: leave its buffers to uda.
+ *   V4L2_MEMORY_DMABUF: memory another device made, imported. Stream on
+ *     the program's own fd of the node: VIDIOC_S_FMT with pixelformat and
+ *     bytesperline below, VIDIOC_REQBUFS with DMABUF, VIDIOC_QBUF with
+ *     m.fd (m.planes[0].m.fd on a multi-planar queue) = dma_buf and
+ *     length = size. Not on uda's fd where uda made MMAP buffers on the
+ *     same queue: a queue holds one kind of memory.
  */
 #ifndef UDA_V4L2_H
 #define UDA_V4L2_H
@@ -50,8 +54,8 @@ typedef struct uda_v4l2_native {
 	int dma_buf;
 	/* Bytes of the memory. */
 	uint64_t size;
-	/* The V4L2 format of the negotiated layout on that queue, and its
-	 * bytesperline (0 for a tiled format whose modifier fixes it). */
+	/* The V4L2 format of the negotiated layout on that queue, and the
+	 * bytesperline the driver answered for it. */
 	uint32_t pixelformat;
 	uint32_t bytesperline;
 } uda_v4l2_native;
