@@ -26,10 +26,11 @@ struct Probed {
 		EXPECT_TRUE(v4l2_probe_node(&io, 3, node.get(), why, sizeof(why))) << why;
 	}
 
-	uda_result sets(uda_context *ctx, uint32_t width, uint32_t height, uint32_t format, ListPtr &out)
+	uda_result sets(uda_context *ctx, uint32_t width, uint32_t height, uint32_t format, ListPtr &out,
+	                bool cpu_access = false)
 	{
 		uda_capability_set_list *list = nullptr;
-		uda_result r = v4l2_capability_sets(ctx, &io, 3, &node->capture, width, height, format, &list);
+		uda_result r = v4l2_capability_sets(ctx, &io, 3, &node->capture, width, height, format, cpu_access, &list);
 		out.reset(list);
 		return r;
 	}
@@ -106,6 +107,9 @@ TEST(V4l2Capabilities, TiledAndColumnFormatsCarryTheirModifiers)
 	ASSERT_EQ(tiled.sets(ctx.get(), 48, 48, DRM_FORMAT_NV12, sets), UDA_SUCCESS) << uda_context_get_error(ctx.get());
 	EXPECT_EQ(modifier_of(sets.get(), 0), DRM_FORMAT_MOD_VIVANTE_TILED);
 	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 0u) << "the modifier lays it out";
+	EXPECT_EQ(tiled.sets(ctx.get(), 48, 48, DRM_FORMAT_NV12, sets, true), UDA_ERROR_INCOMPATIBLE)
+	        << "the CPU reads rows, not tiles";
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("tiled layout"), std::string::npos);
 	FakeDriver rpivid = hantro_decoder(); // NC12: bytesperline is the column height
 	rpivid.capture[0].code = "NC12";
 	Probed columns(rpivid);

@@ -385,6 +385,40 @@ TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
 	}
 }
 
+// A camera's frames read by the CPU too: the sets say the memory maps
+// (CPU_ACCESS MAPPABLE, required), and the mapping is the DMA-BUF's, so
+// what the camera wrote is what the CPU reads.
+TEST(V4l2Device, TheCpuReadsACamerasFramesThroughTheirDmaBuf)
+{
+	Replay replay(recorded("vivid.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *camera = add(ctx.get(), replay, "vivid.v4l2");
+	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
+	const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0};
+	const uda_usage_atom atoms[] = {atom(UDA_USAGE_CAMERA_CAPTURE),
+	                                {UDA_VENDOR_NONE, UDA_USAGE_CPU_READ, sizeof(often), often}};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, atoms};
+	const uda_device_usage parties[] = {{camera, &usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	uda_allocation *frame = nullptr;
+	uda_capability_set_list *agreed = nullptr;
+	uint32_t index = 0;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &frame, &agreed, &index), UDA_SUCCESS) << text_of(ctx.get());
+	EXPECT_TRUE(uda_backend_set_has_u32(agreed, index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE));
+	uda_capability_set_list_destroy(agreed);
+	uda_v4l2_native native = {UDA_STRUCTURE_TYPE_V4L2_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(frame, &native), UDA_SUCCESS);
+	const char written[] = "a frame's first bytes";
+	ASSERT_EQ(pwrite(native.dma_buf, written, sizeof(written), 0), static_cast<ssize_t>(sizeof(written)));
+	void *pointer = nullptr;
+	ASSERT_EQ(uda_allocation_map(frame, UDA_ACCESS_READ, &pointer), UDA_SUCCESS) << text_of(ctx.get());
+	ASSERT_EQ(uda_allocation_begin_cpu_access(frame, UDA_ACCESS_READ), UDA_SUCCESS) << text_of(ctx.get());
+	EXPECT_EQ(memcmp(pointer, written, sizeof(written)), 0);
+	EXPECT_EQ(uda_allocation_end_cpu_access(frame, UDA_ACCESS_READ), UDA_SUCCESS);
+	EXPECT_EQ(uda_allocation_unmap(frame), UDA_SUCCESS);
+	uda_allocation_destroy(frame);
+}
+
 // Memory another device made, taken by the decoder's capture queue as
 // V4L2_MEMORY_DMABUF: only where V4L2 puts the planes, at the driver's
 // pitch, and large enough for its sizeimage.

@@ -86,7 +86,7 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
 /* The set of one format, or a reason. */
 static const char *format_set(uda_capability_set_builder *builder, const struct v4l2_io *io, int fd,
                               const struct v4l2_probed_queue *queue, const struct v4l2_probed_format *format,
-                              uint32_t width, uint32_t height)
+                              uint32_t width, uint32_t height, bool cpu_access)
 {
 	const struct v4l2_format_map *image = format->image;
 	uda_format_info info;
@@ -97,6 +97,8 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	if (!size_fits(format, width, height))
 		return "the size is not one the driver lists";
 	const bool linear = image->modifier == DRM_FORMAT_MOD_LINEAR;
+	if (cpu_access && !linear)
+		return "a tiled layout, which the CPU cannot read as rows";
 	if (linear && !planes_share_pitch(&info, width))
 		return "planes of different pitches under one bytesperline";
 	uint32_t pitch = 0, size = 0;
@@ -116,7 +118,9 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 		.length = sizeof(payload),
 		.payload = payload,
 	};
-	if (uda_capability_set_builder_add_capability(builder, &queue_capability) != UDA_SUCCESS)
+	if (uda_capability_set_builder_add_capability(builder, &queue_capability) != UDA_SUCCESS ||
+	    (cpu_access && uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE,
+	                                                      UDA_CAPABILITY_FLAG_REQUIRED) != UDA_SUCCESS))
 		return "out of memory";
 	const uint64_t modifier = image->column_height_in_bytesperline
 	                                  ? DRM_FORMAT_MOD_BROADCOM_SAND128_COL_HEIGHT((uint64_t)pitch)
@@ -184,7 +188,7 @@ bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index,
 
 uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int fd,
                                 const struct v4l2_probed_queue *queue, uint32_t width, uint32_t height,
-                                uint32_t drm_format, uda_capability_set_list **out_sets)
+                                uint32_t drm_format, bool cpu_access, uda_capability_set_list **out_sets)
 {
 	*out_sets = NULL;
 	uda_capability_set_builder *builder = NULL;
@@ -201,7 +205,7 @@ uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int 
 		const struct v4l2_probed_format *format = &queue->formats[i];
 		if (!format->image || format->image->drm != drm_format)
 			continue;
-		const char *problem = format_set(builder, io, fd, queue, format, width, height);
+		const char *problem = format_set(builder, io, fd, queue, format, width, height, cpu_access);
 		memcpy(fourcc_text, &format->pixelformat, 4);
 		if (problem) {
 			uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %.4s at %ux%u: %s", fourcc_text, width, height, problem);

@@ -29,14 +29,16 @@ bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index,
  * width x height as one buffer: its layout (linear, or the modifier of a
  * tiled format), DMA-BUF as the handle, and the driver's pitch as the only
  * one (pitch alignment and maximum both bytesperline), and a LOCAL
- * UDA_CAPABILITY_V4L2_QUEUE with the queue, format and answer. A format the size
+ * UDA_CAPABILITY_V4L2_QUEUE with the queue, format and answer. With
+ * cpu_access, only pitch-linear sets, the CPU mapping them (REQUIRED
+ * CPU_ACCESS MAPPABLE) through their DMA-BUF. A format the size
  * does not fit, a driver that answers another size or format, a
  * bytesperline below the row or a sizeimage below the planes is left out,
  * the reason logged at debug. UDA_ERROR_INCOMPATIBLE when none is left
  * (the message names the last reason). */
 uda_result v4l2_capability_sets(uda_context *context, const struct v4l2_io *io, int fd,
                                 const struct v4l2_probed_queue *queue, uint32_t width, uint32_t height,
-                                uint32_t drm_format, uda_capability_set_list **out_sets);
+                                uint32_t drm_format, bool cpu_access, uda_capability_set_list **out_sets);
 
 #ifdef __cplusplus
 }

@@ -11,11 +11,14 @@
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/dma-buf.h>
 #include <linux/videodev2.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <uda/uda_v4l2.h>
@@ -149,8 +152,16 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 {
 	struct v4l2_device *device = data;
 	const struct v4l2_probed_queue *queue = NULL;
+	bool cpu = false;
 	for (uint32_t i = 0; i < usage->atom_count; i++) {
 		const uda_usage_atom *atom = &usage->atoms[i];
+		if (atom->vendor == UDA_VENDOR_NONE && (atom->name == UDA_USAGE_CPU_READ || atom->name == UDA_USAGE_CPU_WRITE)) {
+			/* The CPU reads or writes the frames too (through the
+			 * DMA-BUF's mapping): frequency NEVER asks nothing. */
+			const uint8_t *frequency = atom->payload;
+			cpu = cpu || frequency[0] != UDA_CPU_ACCESS_NEVER;
+			continue;
+		}
 		const struct v4l2_probed_queue *named = atom_queue(device, atom);
 		if (!named)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s, a %s, does not serve usage %04x:%u",
@@ -164,13 +175,16 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 			return codec;
 		queue = named;
 	}
+	if (!queue)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s, a %s: no usage of a V4L2 queue asked",
+		                             device->node.card, role_name(device->node.role));
 	if (!(queue->memory_caps & (V4L2_BUF_CAP_SUPPORTS_DMABUF | V4L2_BUF_CAP_SUPPORTS_MMAP)))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "v4l2: %s's queue takes neither DMA-BUFs nor buffers it could export",
 		                             device->node.card);
 	uda_capability_set_list *sets;
 	uda_result result = v4l2_capability_sets(ctx, device->io, device->fd, queue, assertion->width,
-	                                         assertion->height, assertion->format, &sets);
+	                                         assertion->height, assertion->format, cpu, &sets);
 	if (result != UDA_SUCCESS)
 		return result;
 	uint32_t count = 0;
@@ -500,6 +514,56 @@ static uda_result v4l2_export_fd(void *data, uda_context *ctx, void *allocation,
 	return UDA_SUCCESS;
 }
 
+/* The CPU reaches the memory through its DMA-BUF: vb2's exported
+ * buffers map, as do other devices' DMA-BUFs imported here. */
+static uda_result v4l2_map(void *data, uda_context *ctx, void *allocation, uint32_t access, void **out_pointer)
+{
+	struct v4l2_allocation *a = allocation;
+	const int protection =
+	        ((access & UDA_ACCESS_READ) ? PROT_READ : 0) | ((access & UDA_ACCESS_WRITE) ? PROT_WRITE : 0);
+	void *pointer = mmap(NULL, a->size, protection, MAP_SHARED, a->dma_buf, 0);
+	if (pointer == MAP_FAILED)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: the DMA-BUF does not map: %s",
+		                             strerror(errno));
+	*out_pointer = pointer;
+	return UDA_SUCCESS;
+}
+
+static void v4l2_unmap(void *data, void *allocation, void *pointer)
+{
+	const struct v4l2_allocation *a = allocation;
+	munmap(pointer, a->size);
+}
+
+/* DMA_BUF_IOCTL_SYNC brackets CPU access, so that caches are right for
+ * the device after it. Memory that is no DMA-BUF (the replay's memfds)
+ * answers ENOTTY and needs nothing. */
+static uda_result cpu_access(uda_context *ctx, const struct v4l2_allocation *a, uint32_t access, bool start)
+{
+	struct dma_buf_sync sync = {
+		.flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) |
+		         ((access & UDA_ACCESS_READ) ? DMA_BUF_SYNC_READ : 0) |
+		         ((access & UDA_ACCESS_WRITE) ? DMA_BUF_SYNC_WRITE : 0),
+	};
+	int result;
+	do
+		result = ioctl(a->dma_buf, DMA_BUF_IOCTL_SYNC, &sync);
+	while (result != 0 && (errno == EINTR || errno == EAGAIN));
+	if (result != 0 && errno != ENOTTY)
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: DMA_BUF_IOCTL_SYNC: %s", strerror(errno));
+	return UDA_SUCCESS;
+}
+
+static uda_result v4l2_begin_cpu_access(void *data, uda_context *ctx, void *allocation, uint32_t access)
+{
+	return cpu_access(ctx, allocation, access, true);
+}
+
+static uda_result v4l2_end_cpu_access(void *data, uda_context *ctx, void *allocation, uint32_t access)
+{
+	return cpu_access(ctx, allocation, access, false);
+}
+
 static uda_result v4l2_get_native(void *data, uda_context *ctx, void *allocation, void *out_native)
 {
 	const struct v4l2_allocation *a = allocation;
@@ -548,6 +612,10 @@ static const uda_device_interface v4l2_device_interface = {
 	.import = v4l2_import,
 	.free = v4l2_free,
 	.export_fd = v4l2_export_fd,
+	.map = v4l2_map,
+	.unmap = v4l2_unmap,
+	.begin_cpu_access = v4l2_begin_cpu_access,
+	.end_cpu_access = v4l2_end_cpu_access,
 	.get_native = v4l2_get_native,
 	.get_device_native = v4l2_get_device_native,
 };
