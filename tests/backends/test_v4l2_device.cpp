@@ -96,6 +96,22 @@ uda_assertion assertion(uint32_t width, uint32_t height, uint32_t format)
 	return {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, width, height, format, 0};
 }
 
+// A negotiation of one device for one usage of its own.
+struct Alone {
+	uda_assertion a;
+	Usage u;
+	uda_device_usage parties[1];
+	uda_negotiation_info info;
+
+	Alone(uda_device *device, uint32_t width, uint32_t height, uint32_t format, uda_usage_name usage)
+	    : a(assertion(width, height, format)), u(usage), parties{{device, &u.usage}},
+	      info{UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties}
+	{
+	}
+	Alone(const Alone &) = delete;
+	Alone &operator=(const Alone &) = delete;
+};
+
 uda_result sets_of(uda_device *device, uint32_t width, uint32_t height, uint32_t format, uda_usage_name usage,
                    ListPtr &out)
 {
@@ -280,10 +296,8 @@ TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)
 		Replay replay(recorded("vivid.v4l2")); // outlives the context
 		const ContextPtr ctx = make_context();
 		uda_device *camera = add(ctx.get(), replay, "vivid.v4l2");
-		const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
-		const Usage u(UDA_USAGE_CAMERA_CAPTURE);
-		const uda_device_usage parties[] = {{camera, &u.usage}};
-		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+		const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
+		const uda_negotiation_info &info = alone.info;
 		uda_allocation *first = nullptr, *second = nullptr;
 		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &first, nullptr, nullptr), UDA_SUCCESS)
 		        << text_of(ctx.get());
@@ -331,10 +345,8 @@ TEST(V4l2Device, BuffersComeAndGoFromManyThreadsWithoutFillingTheQueue)
 	Replay replay(recorded("vivid.v4l2")); // outlives the context
 	const ContextPtr ctx = make_context();
 	uda_device *camera = add(ctx.get(), replay, "vivid.v4l2");
-	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
-	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
-	const uda_device_usage parties[] = {{camera, &u.usage}};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
+	const uda_negotiation_info &info = alone.info;
 	std::vector<std::thread> threads;
 	std::vector<int> failures(4, 0);
 	for (int t = 0; t < 4; t++) {
@@ -368,10 +380,8 @@ TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
 	uda_device *camera = nullptr;
 	const std::string node = recording.node();
 	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
-	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
-	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
-	const uda_device_usage parties[] = {{camera, &u.usage}};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
+	const uda_negotiation_info &info = alone.info;
 	for (int round = 0; round < 40; round++) { // more than a queue holds
 		uda_allocation *frames[3] = {};
 		for (uda_allocation *&frame : frames)
@@ -427,10 +437,8 @@ TEST(V4l2Device, ADecoderTakesMemoryOnlyAtTheLayoutItsDriverReads)
 	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
 	const ContextPtr ctx = make_context();
 	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
-	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
-	const Usage u(UDA_USAGE_VIDEO_DECODE);
-	const uda_device_usage parties[] = {{decoder, &u.usage}};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	const Alone alone(decoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE);
+	const uda_negotiation_info &info = alone.info;
 	uda_capability_set_list *agreed = nullptr;
 	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &agreed), UDA_SUCCESS) << text_of(ctx.get());
 	const ListPtr agreed_owner(agreed);
@@ -478,10 +486,8 @@ TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
 	uda_device *camera = nullptr;
 	const std::string node = recording.node();
 	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
-	const uda_assertion a = assertion(640, 480, DRM_FORMAT_YUYV);
-	const Usage u(UDA_USAGE_CAMERA_CAPTURE);
-	const uda_device_usage parties[] = {{camera, &u.usage}};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+	const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
+	const uda_negotiation_info &info = alone.info;
 	uda_allocation *own = nullptr;
 	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &own, nullptr, nullptr), UDA_SUCCESS) << text_of(ctx.get());
 	uda_allocation *again = nullptr;
@@ -618,10 +624,8 @@ TEST(V4l2Kernel, EveryVideoNodeIsADeviceAndACameraMakesABuffer)
 			continue;
 		const uint32_t width = format->stepwise ? format->min_width : format->size_count ? format->sizes[0][0] : 640;
 		const uint32_t height = format->stepwise ? format->min_height : format->size_count ? format->sizes[0][1] : 480;
-		const uda_assertion a = assertion(width, height, format->image->drm);
-		const Usage u(UDA_USAGE_CAMERA_CAPTURE);
-		const uda_device_usage parties[] = {{device, &u.usage}};
-		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, parties};
+		const Alone alone(device, width, height, format->image->drm, UDA_USAGE_CAMERA_CAPTURE);
+		const uda_negotiation_info &info = alone.info;
 		uda_allocation *frame = nullptr;
 		if (uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr) != UDA_SUCCESS) {
 			ADD_FAILURE() << paths[n] << " " << width << "x" << height << ": " << text_of(ctx.get());
