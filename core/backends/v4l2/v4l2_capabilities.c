@@ -8,6 +8,7 @@
 #include <uda/uda_backend.h>
 
 #include "v4l2_capabilities.h"
+#include "v4l2_format_view.h"
 
 static bool size_fits(const struct v4l2_probed_format *format, uint32_t width, uint32_t height)
 {
@@ -46,40 +47,19 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
                               uint32_t height, uint32_t *out_pitch, uint32_t *out_size)
 {
 	struct v4l2_format format;
-	memset(&format, 0, sizeof(format));
-	format.type = type;
-	const bool mplane = type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
-	if (mplane) {
-		format.fmt.pix_mp.width = width;
-		format.fmt.pix_mp.height = height;
-		format.fmt.pix_mp.pixelformat = pixelformat;
-		format.fmt.pix_mp.field = V4L2_FIELD_NONE;
-		format.fmt.pix_mp.num_planes = 1;
-	} else {
-		format.fmt.pix.width = width;
-		format.fmt.pix.height = height;
-		format.fmt.pix.pixelformat = pixelformat;
-		format.fmt.pix.field = V4L2_FIELD_NONE;
-	}
+	const struct v4l2_format_view asked = {.pixelformat = pixelformat, .width = width, .height = height};
+	v4l2_format_build(&format, type, &asked);
 	if (io->ioctl(io->data, fd, VIDIOC_TRY_FMT, &format) != 0)
 		return "VIDIOC_TRY_FMT refused it";
 	if (format.type != type)
 		return "VIDIOC_TRY_FMT answered for another queue";
-	if (mplane) {
-		if (format.fmt.pix_mp.pixelformat != pixelformat || format.fmt.pix_mp.width != width ||
-		    format.fmt.pix_mp.height != height)
-			return "the driver answers another format or size";
-		if (format.fmt.pix_mp.num_planes != 1)
-			return "the driver answers more than one buffer";
-		*out_pitch = format.fmt.pix_mp.plane_fmt[0].bytesperline;
-		*out_size = format.fmt.pix_mp.plane_fmt[0].sizeimage;
-	} else {
-		if (format.fmt.pix.pixelformat != pixelformat || format.fmt.pix.width != width ||
-		    format.fmt.pix.height != height)
-			return "the driver answers another format or size";
-		*out_pitch = format.fmt.pix.bytesperline;
-		*out_size = format.fmt.pix.sizeimage;
-	}
+	const struct v4l2_format_view answer = v4l2_format_read(&format);
+	if (answer.pixelformat != pixelformat || answer.width != width || answer.height != height)
+		return "the driver answers another format or size";
+	if (answer.num_planes != 1)
+		return "the driver answers more than one buffer";
+	*out_pitch = answer.bytesperline;
+	*out_size = answer.sizeimage;
 	return NULL;
 }
 

@@ -25,6 +25,7 @@
 
 #include "v4l2_capabilities.h"
 #include "v4l2_device.h"
+#include "v4l2_format_view.h"
 #include "v4l2_probe.h"
 
 struct v4l2_device {
@@ -66,11 +67,6 @@ static const char *role_name(enum v4l2_node_role role)
 		return "converter";
 	}
 	return "node";
-}
-
-static bool is_mplane(uint32_t type)
-{
-	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
 }
 
 /* The queue of the node a usage atom names, or NULL. */
@@ -283,49 +279,24 @@ static void v4l2_free(void *data, void *allocation)
 static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx, uint32_t width, uint32_t height,
                                    const struct v4l2_queue_params *params, struct v4l2_format *out)
 {
-	const bool mplane = is_mplane(params->type);
+	const struct v4l2_format_view wanted = {params->pixelformat, width, height, params->bytesperline, 0, 1};
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {
-		const bool same = mplane ? out->fmt.pix_mp.pixelformat == params->pixelformat &&
-		                                   out->fmt.pix_mp.width == width && out->fmt.pix_mp.height == height &&
-		                                   out->fmt.pix_mp.num_planes == 1 &&
-		                                   out->fmt.pix_mp.plane_fmt[0].bytesperline == params->bytesperline &&
-		                                   out->fmt.pix_mp.plane_fmt[0].sizeimage >= params->sizeimage
-		                         : out->fmt.pix.pixelformat == params->pixelformat && out->fmt.pix.width == width &&
-		                                   out->fmt.pix.height == height &&
-		                                   out->fmt.pix.bytesperline == params->bytesperline &&
-		                                   out->fmt.pix.sizeimage >= params->sizeimage;
-		if (same)
+		const struct v4l2_format_view current = v4l2_format_read(out);
+		if (current.pixelformat == wanted.pixelformat && current.width == width && current.height == height &&
+		    current.num_planes == 1 && current.bytesperline == wanted.bytesperline &&
+		    current.sizeimage >= params->sizeimage)
 			return UDA_SUCCESS;
 	}
-	memset(out, 0, sizeof(*out));
-	out->type = params->type;
-	if (mplane) {
-		out->fmt.pix_mp.width = width;
-		out->fmt.pix_mp.height = height;
-		out->fmt.pix_mp.pixelformat = params->pixelformat;
-		out->fmt.pix_mp.field = V4L2_FIELD_NONE;
-		out->fmt.pix_mp.num_planes = 1;
-		out->fmt.pix_mp.plane_fmt[0].bytesperline = params->bytesperline;
-	} else {
-		out->fmt.pix.width = width;
-		out->fmt.pix.height = height;
-		out->fmt.pix.pixelformat = params->pixelformat;
-		out->fmt.pix.field = V4L2_FIELD_NONE;
-		out->fmt.pix.bytesperline = params->bytesperline;
-	}
+	v4l2_format_build(out, params->type, &wanted);
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_S_FMT, out) != 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_S_FMT: %s%s", device->path,
 		                             strerror(errno),
 		                             errno == EBUSY ? " (the queue holds buffers of another format)" : "");
-	const uint32_t pitch = mplane ? out->fmt.pix_mp.plane_fmt[0].bytesperline : out->fmt.pix.bytesperline;
-	const uint32_t size = mplane ? out->fmt.pix_mp.plane_fmt[0].sizeimage : out->fmt.pix.sizeimage;
-	const bool same = mplane ? out->fmt.pix_mp.pixelformat == params->pixelformat && out->fmt.pix_mp.width == width &&
-	                                   out->fmt.pix_mp.height == height && out->fmt.pix_mp.num_planes == 1
-	                         : out->fmt.pix.pixelformat == params->pixelformat && out->fmt.pix.width == width &&
-	                                   out->fmt.pix.height == height;
-	if (!same || pitch != params->bytesperline || size < params->sizeimage)
+	const struct v4l2_format_view set = v4l2_format_read(out);
+	if (set.pixelformat != wanted.pixelformat || set.width != width || set.height != height ||
+	    set.num_planes != 1 || set.bytesperline != wanted.bytesperline || set.sizeimage < params->sizeimage)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
 		                             "v4l2: %s: VIDIOC_S_FMT set another format than VIDIOC_TRY_FMT answered",
 		                             device->path);
@@ -355,14 +326,14 @@ static uda_result create_buffer_locked(struct v4l2_device *device, uda_context *
 	struct v4l2_plane plane;
 	memset(&plane, 0, sizeof(plane));
 	struct v4l2_buffer buffer = {.index = a->index, .type = a->params.type, .memory = V4L2_MEMORY_MMAP};
-	if (is_mplane(a->params.type)) {
+	if (v4l2_buffer_type_is_mplane(a->params.type)) {
 		buffer.m.planes = &plane;
 		buffer.length = 1;
 	}
 	if (io->ioctl(io->data, device->fd, VIDIOC_QUERYBUF, &buffer) != 0)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_QUERYBUF: %s", device->path,
 		                             strerror(errno));
-	a->size = is_mplane(a->params.type) ? plane.length : buffer.length;
+	a->size = v4l2_buffer_type_is_mplane(a->params.type) ? plane.length : buffer.length;
 	if (a->size < a->params.sizeimage)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: a buffer of %llu bytes for sizeimage %u",
 		                             device->path, (unsigned long long)a->size, a->params.sizeimage);

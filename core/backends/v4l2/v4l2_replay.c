@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "v4l2_format_view.h"
 #include "v4l2_replay.h"
 
 #define REPLAY_MAX_FORMATS 32
@@ -356,11 +357,6 @@ static int error(int code)
 	return -1;
 }
 
-static bool is_mplane(uint32_t type)
-{
-	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
-}
-
 /* TRY_FMT by the format's rule; the size kept within the driver's range
  * or snapped to its first discrete size, as drivers adjust. */
 static int try_format(const struct replay_node *node, struct v4l2_format *f)
@@ -369,11 +365,9 @@ static int try_format(const struct replay_node *node, struct v4l2_format *f)
 	if (q < 0)
 		return error(EINVAL);
 	const struct replay_queue *queue = &node->queues[q];
-	const bool mplane = is_mplane(f->type);
-	uint32_t pixelformat = mplane ? f->fmt.pix_mp.pixelformat : f->fmt.pix.pixelformat;
-	uint32_t width = mplane ? f->fmt.pix_mp.width : f->fmt.pix.width;
-	uint32_t height = mplane ? f->fmt.pix_mp.height : f->fmt.pix.height;
-	const struct replay_format *format = find_format(queue, pixelformat);
+	const struct v4l2_format_view asked = v4l2_format_read(f);
+	uint32_t width = asked.width, height = asked.height;
+	const struct replay_format *format = find_format(queue, asked.pixelformat);
 	if (!format)
 		format = &queue->formats[0]; /* drivers answer a format they have */
 	if (format->stepwise) {
@@ -405,30 +399,9 @@ static int try_format(const struct replay_node *node, struct v4l2_format *f)
 	}
 	if (size > UINT32_MAX)
 		return error(EINVAL);
-	if (mplane) {
-		memset(&f->fmt.pix_mp, 0, sizeof(f->fmt.pix_mp));
-		f->fmt.pix_mp.pixelformat = format->pixelformat;
-		f->fmt.pix_mp.width = width;
-		f->fmt.pix_mp.height = height;
-		f->fmt.pix_mp.field = V4L2_FIELD_NONE;
-		f->fmt.pix_mp.num_planes = 1;
-		f->fmt.pix_mp.plane_fmt[0].bytesperline = pitch;
-		f->fmt.pix_mp.plane_fmt[0].sizeimage = (uint32_t)size;
-	} else {
-		memset(&f->fmt.pix, 0, sizeof(f->fmt.pix));
-		f->fmt.pix.pixelformat = format->pixelformat;
-		f->fmt.pix.width = width;
-		f->fmt.pix.height = height;
-		f->fmt.pix.field = V4L2_FIELD_NONE;
-		f->fmt.pix.bytesperline = pitch;
-		f->fmt.pix.sizeimage = (uint32_t)size;
-	}
+	const struct v4l2_format_view answer = {format->pixelformat, width, height, pitch, (uint32_t)size, 1};
+	v4l2_format_build(f, f->type, &answer);
 	return 0;
-}
-
-static uint32_t sizeimage_of(const struct v4l2_format *f)
-{
-	return is_mplane(f->type) ? f->fmt.pix_mp.plane_fmt[0].sizeimage : f->fmt.pix.sizeimage;
 }
 
 static uint32_t live_buffers(const struct replay_file *file, int q)
@@ -453,19 +426,10 @@ static void current_format(struct replay_file *file, int q, struct v4l2_format *
 	if (!file->has_current[q]) {
 		/* The driver's default: its first format at its first size. */
 		const struct replay_format *first = &file->node->queues[q].formats[0];
-		memset(&file->current[q], 0, sizeof(file->current[q]));
-		file->current[q].type = file->node->queues[q].type;
 		const uint32_t w = first->stepwise ? first->range.min_width : first->size_count ? first->sizes[0][0] : 640;
 		const uint32_t h = first->stepwise ? first->range.min_height : first->size_count ? first->sizes[0][1] : 480;
-		if (is_mplane(file->current[q].type)) {
-			file->current[q].fmt.pix_mp.pixelformat = first->pixelformat;
-			file->current[q].fmt.pix_mp.width = w;
-			file->current[q].fmt.pix_mp.height = h;
-		} else {
-			file->current[q].fmt.pix.pixelformat = first->pixelformat;
-			file->current[q].fmt.pix.width = w;
-			file->current[q].fmt.pix.height = h;
-		}
+		v4l2_format_build(&file->current[q], file->node->queues[q].type,
+		                  &(struct v4l2_format_view){.pixelformat = first->pixelformat, .width = w, .height = h});
 		try_format(file->node, &file->current[q]);
 		file->has_current[q] = true;
 	}
@@ -480,8 +444,8 @@ static int create_buffers(struct replay_file *file, struct v4l2_create_buffers *
 		return error(EINVAL);
 	struct v4l2_format current;
 	current_format(file, q, &current);
-	const uint32_t length = sizeimage_of(&create->format);
-	if (length < sizeimage_of(&current))
+	const uint32_t length = v4l2_format_read(&create->format).sizeimage;
+	if (length < v4l2_format_read(&current).sizeimage)
 		return error(EINVAL); /* vb2's queue_setup: too small for the format */
 	/* The first run of free slots that holds them, as vb2 places buffers
 	 * since slots can be freed one by one (Linux 6.10); fewer if none does. */
@@ -614,9 +578,9 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 	case VIDIOC_QUERYBUF: {
 		struct v4l2_buffer *b = arg;
 		const struct replay_buffer *buffer = buffer_of(file, b->type, b->index);
-		if (!buffer || (is_mplane(b->type) && (!b->m.planes || b->length < 1)))
+		if (!buffer || (v4l2_buffer_type_is_mplane(b->type) && (!b->m.planes || b->length < 1)))
 			return error(EINVAL);
-		if (is_mplane(b->type)) {
+		if (v4l2_buffer_type_is_mplane(b->type)) {
 			b->length = 1;
 			b->m.planes[0].length = buffer->length;
 		} else {
