@@ -65,8 +65,8 @@ public:
 	}
 	~Recording() { unlink(path_); }
 	const char *path() const { return path_; }
-	// The node the replay lists for it.
-	std::string node() const { return std::string("replay:") + (strrchr(path_, '/') + 1); }
+	// Its file name, which names its node ("replay:" and it).
+	const char *name() const { return strrchr(path_, '/') + 1; }
 
 private:
 	char path_[32] = "/tmp/uda-v4l2-replay-XXXXXX";
@@ -207,7 +207,7 @@ TEST(V4l2Device, ANodeThatSharesNoBuffersIsNoDevice)
 	Replay replay(recording.path());
 	const ContextPtr ctx = make_context();
 	uda_device *device = nullptr;
-	const std::string node = recording.node();
+	const std::string node = std::string("replay:") + recording.name();
 	EXPECT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &device), UDA_ERROR_UNSUPPORTED);
 	EXPECT_NE(text_of(ctx.get()).find("not a video device"), std::string::npos) << text_of(ctx.get());
 	EXPECT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 0u);
@@ -377,9 +377,8 @@ TEST(V4l2Device, OnAKernelBefore610FreedBuffersLeaveWithTheLast)
 	const Recording recording(text);
 	Replay replay(recording.path()); // outlives the context
 	const ContextPtr ctx = make_context();
-	uda_device *camera = nullptr;
-	const std::string node = recording.node();
-	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
+	uda_device *camera = add(ctx.get(), replay, recording.name());
+	ASSERT_NE(camera, nullptr);
 	const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
 	const uda_negotiation_info &info = alone.info;
 	for (int round = 0; round < 40; round++) { // more than a queue holds
@@ -483,9 +482,8 @@ TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
 	const Recording recording(text);
 	Replay replay(recording.path());
 	const ContextPtr ctx = make_context();
-	uda_device *camera = nullptr;
-	const std::string node = recording.node();
-	ASSERT_EQ(v4l2_device_add(ctx.get(), node.c_str(), replay.io(), &camera), UDA_SUCCESS);
+	uda_device *camera = add(ctx.get(), replay, recording.name());
+	ASSERT_NE(camera, nullptr);
 	const Alone alone(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE);
 	const uda_negotiation_info &info = alone.info;
 	uda_allocation *own = nullptr;
