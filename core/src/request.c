@@ -1,5 +1,6 @@
 #include <uda/uda_backend.h>
 
+#include "byte_io.h"
 #include "request.h"
 
 uda_result uda_assertion_validate(const uda_context *ctx, const uda_assertion *a)
@@ -33,25 +34,34 @@ static uint32_t common_atom_payload_size(uint16_t name)
 	return name == UDA_USAGE_CPU_READ || name == UDA_USAGE_CPU_WRITE ? 4 : 0;
 }
 
-static uint32_t get_u32(const uint8_t *p)
+/* A payload's first little-endian u32 (a CPU atom's frequency). */
+static uint32_t read_payload_u32(const uda_usage_atom *atom)
 {
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_u32(uint8_t *p, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(value >> (8 * i));
+	struct byte_reader r = {atom->payload, atom->length, 0, false};
+	return read_u32(&r);
 }
 
 void uda_video_profile_to_payload(const uda_video_profile *profile, uint8_t out[UDA_VIDEO_PROFILE_PAYLOAD_SIZE])
 {
 	if (!profile || !out)
 		return;
-	put_u32(out, profile->codec);
-	put_u32(out + 4, profile->profile);
-	put_u32(out + 8, profile->bit_depth);
-	put_u32(out + 12, profile->chroma);
+	struct byte_writer w = {out, UDA_VIDEO_PROFILE_PAYLOAD_SIZE, 0};
+	write_u32(&w, profile->codec);
+	write_u32(&w, profile->profile);
+	write_u32(&w, profile->bit_depth);
+	write_u32(&w, profile->chroma);
+}
+
+/* The profile a payload of UDA_VIDEO_PROFILE_PAYLOAD_SIZE bytes holds. */
+static uda_video_profile read_video_profile(const uda_usage_atom *atom)
+{
+	struct byte_reader r = {atom->payload, atom->length, 0, false};
+	uda_video_profile profile;
+	profile.codec = read_u32(&r);
+	profile.profile = read_u32(&r);
+	profile.bit_depth = read_u32(&r);
+	profile.chroma = read_u32(&r);
+	return profile;
 }
 
 /* NULL for a valid profile, else what is wrong. */
@@ -76,8 +86,7 @@ uda_result uda_video_profile_from_atom(const uda_usage_atom *atom, uda_video_pro
 		return UDA_ERROR_NOT_FOUND;
 	if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE || !atom->payload)
 		return UDA_ERROR_INVALID_ARGUMENT;
-	const uint8_t *p = atom->payload;
-	const uda_video_profile profile = {get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+	const uda_video_profile profile = read_video_profile(atom);
 	if (video_profile_problem(&profile))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	*out = profile;
@@ -108,13 +117,11 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u",
 			                             i, atom->name);
 		if (is_video(atom->name) && atom->length) {
-			uda_video_profile profile;
 			if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "usage atom %u: a video profile of %u bytes, %u expected", i,
 				                             atom->length, UDA_VIDEO_PROFILE_PAYLOAD_SIZE);
-			const uint8_t *p = atom->payload;
-			profile = (uda_video_profile){get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+			const uda_video_profile profile = read_video_profile(atom);
 			const char *problem = video_profile_problem(&profile);
 			if (problem)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: video profile: %s",
@@ -126,7 +133,7 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 			                             "usage atom %u: payload of %u bytes, %u expected", i, atom->length,
 			                             common_atom_payload_size(atom->name));
 		if (atom->length) {
-			const uint32_t frequency = get_u32(atom->payload);
+			const uint32_t frequency = read_payload_u32(atom);
 			if (frequency > UDA_CPU_ACCESS_OFTEN)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "usage atom %u: unknown CPU access frequency %u", i,
