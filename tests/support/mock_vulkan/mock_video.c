@@ -1,0 +1,183 @@
+/* The mock's video decoder: the profiles it takes, their limits, and the
+ * images their pictures are written to. */
+#include <string.h>
+#include <vk_video/vulkan_video_codecs_common.h>
+
+#include "mock_icd.h"
+
+/* Outputs in the driver's tiling also serve as reference pictures; with a
+ * modifier only as outputs, copied into the DPB, which is how a display
+ * can take the decoded picture as it is. */
+#define OUTPUT_USAGES                                                                                                  \
+	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |        \
+	 VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+#define VIDEO_USAGES                                                                                                   \
+	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR |                             \
+	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
+
+VkImageUsageFlags mock_video_usages(VkImageTiling tiling)
+{
+	return tiling == VK_IMAGE_TILING_OPTIMAL ? OUTPUT_USAGES | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR
+	                                         : tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? OUTPUT_USAGES : 0;
+}
+
+static uint32_t depth_bits(VkVideoComponentBitDepthFlagsKHR depth)
+{
+	return depth == VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR    ? 8
+	       : depth == VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR ? 10
+	       : depth == VK_VIDEO_COMPONENT_BIT_DEPTH_12_BIT_KHR ? 12
+	                                                          : 0;
+}
+
+VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
+{
+	if (!profile || profile->sType != VK_STRUCTURE_TYPE_VIDEO_PROFILE_INFO_KHR)
+		return VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR;
+	uint32_t max_depth = 8;
+	switch (profile->videoCodecOperation) {
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR: {
+		const VkVideoDecodeH264ProfileInfoKHR *h264 =
+			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR);
+		if (!h264)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		if (h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_BASELINE &&
+		    h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_MAIN &&
+		    h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_HIGH)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		break;
+	}
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR: {
+		const VkVideoDecodeH265ProfileInfoKHR *h265 =
+			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_PROFILE_INFO_KHR);
+		if (!h265)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		if (h265->stdProfileIdc == STD_VIDEO_H265_PROFILE_IDC_MAIN_10)
+			max_depth = 10;
+		else if (h265->stdProfileIdc != STD_VIDEO_H265_PROFILE_IDC_MAIN)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		break;
+	}
+	default:
+		return VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR;
+	}
+	const uint32_t luma = depth_bits(profile->lumaBitDepth), chroma = depth_bits(profile->chromaBitDepth);
+	if (profile->chromaSubsampling != VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR || !luma || luma != chroma ||
+	    luma > max_depth)
+		return VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR;
+	return VK_SUCCESS;
+}
+
+bool mock_video_profiles_allow(const void *chain, const struct mock_format *format, VkImageUsageFlags usage,
+                               bool need_list)
+{
+	const VkVideoProfileListInfoKHR *list = mock_find_struct(chain, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
+	if (!(usage & VIDEO_USAGES))
+		return true;
+	if (usage & VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR)
+		return false;
+	/* vkGetPhysicalDeviceImageFormatProperties has no room for a list
+	 * (the validation layer asks it so): answered as for any profile. */
+	if (!list && !need_list)
+		return format->bit_depth != 0;
+	if (!list || !list->profileCount)
+		return false;
+	for (uint32_t i = 0; i < list->profileCount; i++) {
+		if (mock_video_check_profile(&list->pProfiles[i]) != VK_SUCCESS ||
+		    depth_bits(list->pProfiles[i].lumaBitDepth) != format->bit_depth)
+			return false;
+	}
+	return true;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhysicalDevice physical, const VkVideoProfileInfoKHR *profile,
+                       VkVideoCapabilitiesKHR *capabilities)
+{
+	const VkResult result = mock_video_check_profile(profile);
+	if (result != VK_SUCCESS)
+		return result;
+	const bool h264 = profile->videoCodecOperation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR;
+	capabilities->flags = VK_VIDEO_CAPABILITY_SEPARATE_REFERENCE_IMAGES_BIT_KHR;
+	capabilities->minBitstreamBufferOffsetAlignment = 256;
+	capabilities->minBitstreamBufferSizeAlignment = 256;
+	capabilities->pictureAccessGranularity = (VkExtent2D){16, 16};
+	capabilities->minCodedExtent = h264 ? (VkExtent2D){48, 16} : (VkExtent2D){144, 144};
+	capabilities->maxCodedExtent = h264 ? (VkExtent2D){4096, 4096} : (VkExtent2D){8192, 8192};
+	capabilities->maxDpbSlots = 17;
+	capabilities->maxActiveReferencePictures = 16;
+	if (h264) {
+		strcpy(capabilities->stdHeaderVersion.extensionName, VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_EXTENSION_NAME);
+		capabilities->stdHeaderVersion.specVersion = VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_SPEC_VERSION;
+	} else {
+		strcpy(capabilities->stdHeaderVersion.extensionName, VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_EXTENSION_NAME);
+		capabilities->stdHeaderVersion.specVersion = VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_SPEC_VERSION;
+	}
+	VkVideoDecodeCapabilitiesKHR *decode =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR);
+	if (decode)
+		decode->flags = VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
+		                VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
+	VkVideoDecodeH264CapabilitiesKHR *h264_caps =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR);
+	if (h264_caps) {
+		h264_caps->maxLevelIdc = STD_VIDEO_H264_LEVEL_IDC_5_2;
+		h264_caps->fieldOffsetGranularity = (VkOffset2D){0, 0};
+	}
+	VkVideoDecodeH265CapabilitiesKHR *h265_caps =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR);
+	if (h265_caps)
+		h265_caps->maxLevelIdc = STD_VIDEO_H265_LEVEL_IDC_6_2;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoFormatPropertiesKHR(VkPhysicalDevice physical,
+                                                        const VkPhysicalDeviceVideoFormatInfoKHR *info,
+                                                        uint32_t *count, VkVideoFormatPropertiesKHR *properties)
+{
+	const VkVideoProfileListInfoKHR *list =
+		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
+	if (!(info->imageUsage & VIDEO_USAGES) || !list || !list->profileCount)
+		return VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR;
+	uint32_t depth = 0;
+	for (uint32_t i = 0; i < list->profileCount; i++) {
+		const VkResult result = mock_video_check_profile(&list->pProfiles[i]);
+		if (result != VK_SUCCESS)
+			return result;
+		const uint32_t d = depth_bits(list->pProfiles[i].lumaBitDepth);
+		if (depth && d != depth)
+			return VK_ERROR_FORMAT_NOT_SUPPORTED;
+		depth = d;
+	}
+	const VkFormat format =
+		depth == 10 ? VK_FORMAT_G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16 : VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
+	const VkImageTiling tilings[] = {VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT};
+	VkVideoFormatPropertiesKHR found[2];
+	uint32_t n = 0;
+	for (uint32_t t = 0; t < 2; t++) {
+		const VkImageUsageFlags allowed = mock_video_usages(tilings[t]);
+		if ((info->imageUsage & allowed) != info->imageUsage)
+			continue;
+		found[n++] = (VkVideoFormatPropertiesKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_FORMAT_PROPERTIES_KHR,
+			.format = format,
+			.componentMapping = {VK_COMPONENT_SWIZZLE_IDENTITY, VK_COMPONENT_SWIZZLE_IDENTITY,
+		                             VK_COMPONENT_SWIZZLE_IDENTITY, VK_COMPONENT_SWIZZLE_IDENTITY},
+			.imageType = VK_IMAGE_TYPE_2D,
+			.imageTiling = tilings[t],
+			.imageUsageFlags = allowed,
+		};
+	}
+	if (!n)
+		return VK_ERROR_FORMAT_NOT_SUPPORTED;
+	if (!properties) {
+		*count = n;
+		return VK_SUCCESS;
+	}
+	const uint32_t written = *count < n ? *count : n;
+	for (uint32_t i = 0; i < written; i++) {
+		void *next = properties[i].pNext;
+		properties[i] = found[i];
+		properties[i].pNext = next;
+	}
+	*count = written;
+	return written < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
