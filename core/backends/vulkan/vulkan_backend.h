@@ -19,12 +19,28 @@
 /* Every usage vulkan_usage_to_image_usage can produce. */
 #define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \
 	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |                  \
-	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR)
+
+/* The video profile an image is made for (VkVideoProfileInfoKHR and its
+ * codec structure, as plain values that compare and travel); operation 0
+ * for an image with no video use. */
+struct vulkan_video_profile {
+	uint32_t operation;   /* VkVideoCodecOperationFlagBitsKHR */
+	uint32_t std_profile; /* StdVideoH264ProfileIdc, StdVideoH265ProfileIdc */
+	uint32_t chroma;      /* VkVideoChromaSubsamplingFlagBitsKHR */
+	uint32_t bit_depth;   /* VkVideoComponentBitDepthFlagBitsKHR, luma and chroma */
+};
 
 struct vulkan_image_params {
 	uint32_t usage; /* VkImageUsageFlags */
 	uint32_t flags; /* VkImageCreateFlags */
+	/* An image with video usages must name its profile
+	 * (VUID-VkImageCreateInfo-usage-04815). */
+	struct vulkan_video_profile video;
 };
+/* IMAGE_PARAMS payloads: usage and flags, then the profile where there is one. */
+#define VULKAN_IMAGE_PARAMS_SIZE 8u
+#define VULKAN_IMAGE_PARAMS_VIDEO_SIZE 24u
 
 struct vulkan_backend {
 	uda_context *ctx;
@@ -66,6 +82,12 @@ struct vulkan_device {
 	PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties;
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
 	PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier;
+
+	/* Video decode (vulkan_video.c): the codec operations a queue family
+	 * decodes, 0 without VK_KHR_video_decode_queue. */
+	VkVideoCodecOperationFlagsKHR video_decode_operations;
+	PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR get_video_capabilities;
+	PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR get_video_formats;
 };
 
 
@@ -86,6 +108,7 @@ struct vulkan_image_desc {
 	VkImageTiling tiling;
 	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT only */
 	VkImageUsageFlags usage;
+	struct vulkan_video_profile video;
 };
 /* A 2D image of the layout, after checking the driver supports it (with
  * every handle type and the external memory `features` asked, EXPORTABLE
@@ -118,18 +141,17 @@ struct image_support {
 /* vulkan_query_cache.c: the driver's answers to vulkan_query_image. */
 struct vulkan_query_cache *vulkan_query_cache_create(void);
 void vulkan_query_cache_destroy(struct vulkan_query_cache *cache);
-bool vulkan_query_cache_find(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
-                             uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
-                             bool *out_supported, struct image_support *out);
-void vulkan_query_cache_add(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
-                            uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
-                            bool supported, const struct image_support *support);
+bool vulkan_query_cache_find(struct vulkan_query_cache *cache, const struct vulkan_image_desc *desc,
+                             VkExternalMemoryHandleTypeFlagBits handle, bool *out_supported, struct image_support *out);
+void vulkan_query_cache_add(struct vulkan_query_cache *cache, const struct vulkan_image_desc *desc,
+                            VkExternalMemoryHandleTypeFlagBits handle, bool supported,
+                            const struct image_support *support);
 
-/* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image with memory of
- * `handle`; false where the driver does not support it. */
-/* `modifier` counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
-bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
-                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
+/* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image of `desc` with
+ * memory of `handle`; false where the driver does not support it. The
+ * modifier counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
+bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
+                        VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
 /* The image usage a uda usage needs, and whether it asks for CPU access. */
 uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage, VkImageUsageFlags *out_usage,
                                        bool *out_cpu);
@@ -145,6 +167,45 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
                                        const uda_capability_set_list *set, uint32_t set_index,
                                        uda_handle_type handle, VkImageTiling *out_tiling, uint64_t *out_modifier,
                                        struct vulkan_image_params *out_params);
+
+/* vulkan_video.c */
+/* The Vulkan structures of one profile, ready to chain: `list` heads them.
+ * Filled in place (they point at each other); not to be copied. */
+struct vulkan_video_chain {
+	VkVideoProfileListInfoKHR list;
+	VkVideoProfileInfoKHR profile;
+	union {
+		VkVideoDecodeH264ProfileInfoKHR h264;
+		VkVideoDecodeH265ProfileInfoKHR h265;
+	} codec;
+};
+void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulkan_video_profile *profile);
+/* Learns what the device decodes; adds the extensions decoding needs to
+ * `enabled` (room for VULKAN_VIDEO_EXTENSIONS more). */
+#define VULKAN_VIDEO_EXTENSIONS 5u
+struct vulkan_extension_list {
+	VkExtensionProperties *properties;
+	uint32_t count;
+};
+bool vulkan_has_extension(const struct vulkan_extension_list *list, const char *name);
+void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
+                              const char **enabled, uint32_t *enabled_count);
+/* The profile a usage's VIDEO_DECODE atom names for images of `format`,
+ * checked against the device (zero when the usage has no video atom). */
+uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, uda_context *ctx,
+                                          const uda_usage *usage, VkFormat format, struct vulkan_video_profile *out);
+/* Whether the device decodes the profile at the assertion's size. */
+uda_result vulkan_video_check_extent(const struct vulkan_device *device, uda_context *ctx,
+                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion);
+/* Which tilings the driver lists for pictures of the profile in `format`
+ * with `usage`: VULKAN_VIDEO_TILING_* bits. */
+#define VULKAN_VIDEO_TILING_OPTIMAL 1u
+#define VULKAN_VIDEO_TILING_MODIFIER 2u
+uint32_t vulkan_video_tilings(const struct vulkan_device *device, const struct vulkan_video_profile *profile,
+                              VkFormat format, VkImageUsageFlags usage);
+/* Checks a profile read from another process's IMAGE_PARAMS. */
+bool vulkan_video_profile_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile);
+const char *vulkan_video_operation_name(uint32_t operation);
 
 /* vulkan_memory.c */
 uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assertion *assertion,

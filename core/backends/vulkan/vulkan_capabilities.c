@@ -9,6 +9,13 @@
  *  3. linear host memory imported through VK_EXT_external_memory_host from
  *     a MEMFD (the system backend allocates it).
  *
+ * Before them all, where VK_EXT_image_drm_format_modifier exists, every
+ * modifier the driver lists, over DMA_BUF. Multi-planar formats (NV12,
+ * P010) take only that path and the optimal one: Vulkan's plain linear
+ * tiling gives them no layout a CPU or another device could rely on. A
+ * VIDEO_DECODE usage narrows both to the tilings the driver lists for
+ * the profile's pictures (vulkan_video.c).
+ *
  * Every answer comes from the driver: vkGetPhysicalDeviceImageFormatProperties2
  * with the handle type for support and limits, and a probe image for the
  * memory requirements and the linear row pitch.
@@ -43,6 +50,15 @@ uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage,
 		case UDA_USAGE_TRANSFER_DST:
 			flags |= VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 			break;
+		case UDA_USAGE_VIDEO_DECODE:
+			/* The profile is vulkan_video_profile_for_usage's. */
+			flags |= VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR;
+			break;
+		case UDA_USAGE_VIDEO_ENCODE:
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: video encode is not in the vulkan backend (these Vulkan headers, "
+			                             "1.3.%d, have VK_KHR_video_encode_queue only provisionally)",
+			                             VK_HEADER_VERSION);
 		case UDA_USAGE_CPU_READ:
 		case UDA_USAGE_CPU_WRITE: {
 			uint32_t frequency;
@@ -63,38 +79,49 @@ uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage,
 	return UDA_SUCCESS;
 }
 
-bool vulkan_query_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
-                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
+bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
+                        VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out)
 {
 	bool supported = false;
-	if (vulkan_query_cache_find(device->query_cache, format, tiling, modifier, usage, handle, &supported, out))
+	if (vulkan_query_cache_find(device->query_cache, desc, handle, &supported, out))
 		return supported;
+	/* The chain, built back to front: video profile, modifier, handle
+	 * (none: an image that never leaves the device). */
+	const void *chain = NULL;
+	struct vulkan_video_chain video;
+	if (desc->video.operation) {
+		vulkan_video_chain_init(&video, &desc->video);
+		chain = &video.list;
+	}
 	const VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier_info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT,
-		.drmFormatModifier = modifier,
+		.pNext = chain,
+		.drmFormatModifier = desc->modifier,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
+	if (desc->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
+		chain = &modifier_info;
 	const VkPhysicalDeviceExternalImageFormatInfo external_info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
-		.pNext = tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? &modifier_info : NULL,
+		.pNext = chain,
 		.handleType = handle,
 	};
-	/* Handle 0: an image that never leaves the device. */
+	if (handle)
+		chain = &external_info;
 	const VkPhysicalDeviceImageFormatInfo2 info = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
-		.pNext = handle ? (const void *)&external_info
-		                : tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? (const void *)&modifier_info : NULL,
-		.format = format,
+		.pNext = chain,
+		.format = desc->format,
 		.type = VK_IMAGE_TYPE_2D,
-		.tiling = tiling,
-		.usage = usage,
+		.tiling = desc->tiling,
+		.usage = desc->usage,
 	};
 	VkExternalImageFormatProperties external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
 	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, .pNext = &external};
 	supported = vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) == VK_SUCCESS;
 	out->limits = properties.imageFormatProperties;
 	out->features = external.externalMemoryProperties.externalMemoryFeatures;
-	vulkan_query_cache_add(device->query_cache, format, tiling, modifier, usage, handle, supported, out);
+	vulkan_query_cache_add(device->query_cache, desc, handle, supported, out);
 	return supported;
 }
 
@@ -105,17 +132,15 @@ struct probe {
 
 /* Creates and destroys an image of the assertion to learn what the driver
  * would need for it. */
-static bool probe_image(const struct vulkan_device *device, VkFormat format, VkImageTiling tiling, uint64_t modifier,
-                        VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlags handles, uint32_t width,
-                        uint32_t height, struct probe *out)
+static bool probe_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
+                        VkExternalMemoryHandleTypeFlags handles, uint32_t width, uint32_t height, struct probe *out)
 {
-	const struct vulkan_image_desc desc = {format, tiling, modifier, usage};
 	VkImage image;
-	if (vulkan_create_image(device, &desc, width, height, handles, 0, NULL, NULL, &image) != VK_SUCCESS)
+	if (vulkan_create_image(device, desc, width, height, handles, 0, NULL, NULL, &image) != VK_SUCCESS)
 		return false;
 	vkGetImageMemoryRequirements(device->device, image, &out->requirements);
 	memset(&out->layout, 0, sizeof(out->layout));
-	vulkan_image_plane_layout(device, image, tiling, 0, &out->layout);
+	vulkan_image_plane_layout(device, image, desc->tiling, 0, &out->layout);
 	vkDestroyImage(device->device, image, NULL);
 	return true;
 }
@@ -181,14 +206,15 @@ static uda_result append_set(uda_context *ctx, const struct set_recipe *r, uda_c
 	if (result == UDA_SUCCESS && r->coherent)
 		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_COHERENT, 0);
 	if (result == UDA_SUCCESS) {
-		uint8_t payload[8];
+		uint8_t payload[VULKAN_IMAGE_PARAMS_VIDEO_SIZE];
 		memcpy(payload, &r->params.usage, 4);
 		memcpy(payload + 4, &r->params.flags, 4);
+		memcpy(payload + 8, &r->params.video, sizeof(r->params.video));
 		const uda_capability params = {
 			.vendor = UDA_VENDOR_API_BACKEND,
 			.name = VULKAN_CAPABILITY_IMAGE_PARAMS,
 			.flags = UDA_CAPABILITY_FLAG_LOCAL,
-			.length = sizeof(payload),
+			.length = r->params.video.operation ? VULKAN_IMAGE_PARAMS_VIDEO_SIZE : VULKAN_IMAGE_PARAMS_SIZE,
 			.payload = payload,
 		};
 		result = uda_capability_set_builder_add_capability(b, &params);
@@ -247,23 +273,27 @@ static uda_result append_modifier_sets(const struct vulkan_device *device, uda_c
 	VkDrmFormatModifierPropertiesEXT modifiers[VULKAN_MAX_MODIFIERS];
 	const uint32_t count = vulkan_list_modifiers(device, format, modifiers);
 	for (uint32_t i = 0; i < count; i++) {
-		const uint64_t modifier = modifiers[i].drmFormatModifier;
+		const struct vulkan_image_desc desc = {
+			.format = format,
+			.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT,
+			.modifier = modifiers[i].drmFormatModifier,
+			.usage = params->usage,
+			.video = params->video,
+		};
 		struct image_support support;
 		struct probe probe;
 		if (modifiers[i].drmFormatModifierPlaneCount > UDA_MAX_PLANES ||
-		    !vulkan_query_image(device, format, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT, modifier, params->usage,
-		                        VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &support) ||
+		    !vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &support) ||
 		    !(support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) || !fits(&support, assertion) ||
-		    !probe_image(device, format, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT, modifier, params->usage,
-		                 VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, assertion->width, assertion->height,
-		                 &probe))
+		    !probe_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, assertion->width,
+		                 assertion->height, &probe))
 			continue;
 		const struct set_recipe recipe = {
 			.device = device,
 			.support = &support,
 			.probe = &probe,
 			.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT,
-			.modifier = modifier,
+			.modifier = desc.modifier,
 			.plane_count = modifiers[i].drmFormatModifierPlaneCount,
 			.pitch_alignment = pitch_granule(probe.layout.rowPitch),
 			.params = *params,
@@ -278,6 +308,115 @@ static uda_result append_modifier_sets(const struct vulkan_device *device, uda_c
 	return UDA_SUCCESS;
 }
 
+/* Optimal tiling, opaque, for devices of this driver. */
+static uda_result append_optimal_set(const struct vulkan_device *device, uda_context *ctx,
+                                     const uda_assertion *assertion, VkFormat format,
+                                     const struct vulkan_image_params *params, uda_capability_set_list *out)
+{
+	const struct vulkan_image_desc desc = {
+		.format = format,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = params->usage,
+		.video = params->video,
+	};
+	struct image_support support;
+	struct probe probe;
+	if (!device->has_external_memory_fd ||
+	    !vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) ||
+	    !(support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) || !fits(&support, assertion) ||
+	    !probe_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, assertion->width, assertion->height,
+	                 &probe))
+		return UDA_SUCCESS;
+	const struct set_recipe recipe = {
+		.device = device,
+		.support = &support,
+		.probe = &probe,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.params = *params,
+		.handles = {UDA_HANDLE_TYPE_OPAQUE_FD},
+		.handle_count = 1,
+		.placement = UDA_PLACEMENT_DEVICE_LOCAL,
+	};
+	return append_set(ctx, &recipe, out);
+}
+
+/* Linear at the driver's pitch, exportable. */
+static uda_result append_linear_set(const struct vulkan_device *device, uda_context *ctx,
+                                    const uda_assertion *assertion, VkFormat format,
+                                    const struct vulkan_image_params *params, bool cpu, uda_capability_set_list *out)
+{
+	const struct vulkan_image_desc desc = {.format = format, .tiling = VK_IMAGE_TILING_LINEAR, .usage = params->usage};
+	struct image_support support;
+	struct probe probe;
+	VkExternalMemoryHandleTypeFlags linear_handles = 0;
+	struct set_recipe linear = {
+		.device = device,
+		.support = &support,
+		.probe = &probe,
+		.tiling = VK_IMAGE_TILING_LINEAR,
+		.params = *params,
+		.placement = UDA_PLACEMENT_DEVICE_LOCAL,
+		.pin_pitch = true,
+	};
+	struct image_support dma_buf_support;
+	if (device->has_external_memory_fd &&
+	    vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
+	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
+		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
+		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+	}
+	if (device->has_dma_buf &&
+	    vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
+	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
+		if (!linear_handles)
+			support = dma_buf_support;
+		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;
+		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	}
+	if (!linear_handles ||
+	    !probe_image(device, &desc, linear_handles, assertion->width, assertion->height, &probe))
+		return UDA_SUCCESS;
+	linear.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits);
+	linear.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits);
+	if (cpu && !linear.mappable)
+		return UDA_SUCCESS;
+	return append_set(ctx, &linear, out);
+}
+
+/* Host memory from a memfd, imported. Only this device's use counts, so
+ * the handle is REQUIRED: without MEMFD the set means nothing here. */
+static uda_result append_host_set(const struct vulkan_device *device, uda_context *ctx,
+                                  const uda_assertion *assertion, VkFormat format,
+                                  const struct vulkan_image_params *params, uda_capability_set_list *out)
+{
+	const struct vulkan_image_desc desc = {.format = format, .tiling = VK_IMAGE_TILING_LINEAR, .usage = params->usage};
+	struct image_support support;
+	struct probe probe;
+	if (!device->has_external_memory_host || !device->host_pointer_alignment ||
+	    !vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, &support) ||
+	    !(support.features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) || !fits(&support, assertion) ||
+	    !probe_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, assertion->width,
+	                 assertion->height, &probe))
+		return UDA_SUCCESS;
+	const struct set_recipe host = {
+		.device = device,
+		.support = &support,
+		.probe = &probe,
+		.tiling = VK_IMAGE_TILING_LINEAR,
+		.params = *params,
+		.handles = {UDA_HANDLE_TYPE_MEMFD},
+		.handle_count = 1,
+		.handle_flags = UDA_CAPABILITY_FLAG_REQUIRED,
+		.placement = UDA_PLACEMENT_SYSTEM,
+		/* Host memory: the CPU maps it (the memfd), coherently. */
+		.mappable = true,
+		.coherent = true,
+		.pin_pitch = true,
+		.host_alignment = device->host_pointer_alignment,
+	};
+	return append_set(ctx, &host, out);
+}
+
 uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const uda_assertion *assertion,
                                       const uda_usage *usage, uda_capability_set_list *out)
 {
@@ -286,121 +425,59 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.vk_format)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no VkFormat for fourcc 0x%08x",
 		                             assertion->format);
-	if (format.plane_count != 1)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: multi-planar %s needs the modifier path, not supported yet",
-		                             format.name);
 	const VkFormat vk_format = (VkFormat)format.vk_format;
+	const bool multi_planar = format.plane_count != 1;
+	if (multi_planar && !device->has_drm_modifiers && !device->has_external_memory_fd)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: multi-planar %s needs DRM format modifiers or opaque fds", format.name);
 	VkImageUsageFlags image_usage = 0;
 	bool cpu = false;
 	uda_result result = vulkan_usage_to_image_usage(ctx, usage, &image_usage, &cpu);
 	if (result != UDA_SUCCESS)
 		return result;
+	struct vulkan_image_params params = {.usage = image_usage};
+	result = vulkan_video_profile_for_usage(device, ctx, usage, vk_format, &params.video);
+	if (result != UDA_SUCCESS)
+		return result;
 
-	const struct vulkan_image_params params = {.usage = image_usage};
-	struct image_support support;
-	struct probe probe;
+	if (params.video.operation) {
+		/* Decode outputs: only what the driver lists for the profile. */
+		result = vulkan_video_check_extent(device, ctx, &params.video, assertion);
+		if (result != UDA_SUCCESS)
+			return result;
+		const uint32_t tilings = vulkan_video_tilings(device, &params.video, vk_format, image_usage);
+		if (!tilings)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: %s writes no %s pictures of %s profile %u with image usage 0x%x",
+			                             device->name, format.name,
+			                             vulkan_video_operation_name(params.video.operation),
+			                             params.video.std_profile, image_usage);
+		if (cpu)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: decode outputs are not mapped; a CPU reads them after a copy");
+		if ((tilings & VULKAN_VIDEO_TILING_MODIFIER) && device->has_drm_modifiers)
+			result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
+		if (result == UDA_SUCCESS && (tilings & VULKAN_VIDEO_TILING_OPTIMAL))
+			result = append_optimal_set(device, ctx, assertion, vk_format, &params, out);
+		return result;
+	}
 
 	/* 0. Every modifier the driver lists for the format and usage, over
 	 * DMA_BUF: explicit layouts any device can import. */
-	if (!cpu && device->has_drm_modifiers) {
+	if (!cpu && device->has_drm_modifiers)
 		result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
-		if (result != UDA_SUCCESS)
-			return result;
-	}
-
 	/* 1. Optimal tiling, opaque, for devices of this driver. */
-	if (!cpu && device->has_external_memory_fd &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
-	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion) &&
-	    probe_image(device, vk_format, VK_IMAGE_TILING_OPTIMAL, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, assertion->width, assertion->height, &probe)) {
-		const struct set_recipe recipe = {
-			.device = device,
-			.support = &support,
-			.probe = &probe,
-			.tiling = VK_IMAGE_TILING_OPTIMAL,
-			.params = params,
-			.handles = {UDA_HANDLE_TYPE_OPAQUE_FD},
-			.handle_count = 1,
-			.placement = UDA_PLACEMENT_DEVICE_LOCAL,
-		};
-		result = append_set(ctx, &recipe, out);
-		if (result != UDA_SUCCESS)
-			return result;
-	}
-
+	if (result == UDA_SUCCESS && !cpu)
+		result = append_optimal_set(device, ctx, assertion, vk_format, &params, out);
+	if (multi_planar)
+		return result;
 	/* 2. Linear at the driver's pitch, exportable. */
-	VkExternalMemoryHandleTypeFlags linear_handles = 0;
-	struct set_recipe linear = {
-		.device = device,
-		.support = &support,
-		.probe = &probe,
-		.tiling = VK_IMAGE_TILING_LINEAR,
-		.params = params,
-		.placement = UDA_PLACEMENT_DEVICE_LOCAL,
-		.pin_pitch = true,
-	};
-	struct image_support dma_buf_support;
-	if (device->has_external_memory_fd &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
-	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
-		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
-		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-	}
-	if (device->has_dma_buf &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
-	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
-		if (!linear_handles)
-			support = dma_buf_support;
-		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;
-		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-	}
-	if (linear_handles && probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage, linear_handles,
-	                                  assertion->width, assertion->height, &probe)) {
-		linear.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits);
-		linear.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits);
-		if (!cpu || linear.mappable) {
-			result = append_set(ctx, &linear, out);
-			if (result != UDA_SUCCESS)
-				return result;
-		}
-	}
-
-	/* 3. Host memory from a memfd, imported. Only this device's use
-	 * counts, so the handle is REQUIRED: without MEMFD the set means
-	 * nothing here. */
-	if (device->has_external_memory_host && device->host_pointer_alignment &&
-	    vulkan_query_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, &support) &&
-	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) && fits(&support, assertion) &&
-	    probe_image(device, vk_format, VK_IMAGE_TILING_LINEAR, 0, image_usage,
-	                VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, assertion->width, assertion->height,
-	                &probe)) {
-		const struct set_recipe host = {
-			.device = device,
-			.support = &support,
-			.probe = &probe,
-			.tiling = VK_IMAGE_TILING_LINEAR,
-			.params = params,
-			.handles = {UDA_HANDLE_TYPE_MEMFD},
-			.handle_count = 1,
-			.handle_flags = UDA_CAPABILITY_FLAG_REQUIRED,
-			.placement = UDA_PLACEMENT_SYSTEM,
-			/* Host memory: the CPU maps it (the memfd), coherently. */
-			.mappable = true,
-			.coherent = true,
-			.pin_pitch = true,
-			.host_alignment = device->host_pointer_alignment,
-		};
-		result = append_set(ctx, &host, out);
-		if (result != UDA_SUCCESS)
-			return result;
-	}
-	return UDA_SUCCESS;
+	if (result == UDA_SUCCESS)
+		result = append_linear_set(device, ctx, assertion, vk_format, &params, cpu, out);
+	/* 3. Host memory from a memfd, imported. */
+	if (result == UDA_SUCCESS)
+		result = append_host_set(device, ctx, assertion, vk_format, &params, out);
+	return result;
 }
 
 uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_context *ctx, VkFormat format,
@@ -409,6 +486,7 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
                                        struct vulkan_image_params *out_params)
 {
 	*out_modifier = 0;
+	memset(out_params, 0, sizeof(*out_params));
 	uda_capability layout;
 	uda_result result = uda_capability_set_list_get_layout(set, set_index, &layout);
 	if (result != UDA_SUCCESS)
@@ -457,23 +535,32 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 	if (found > sizeof(params) / sizeof(params[0]))
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: %u image parameter capabilities",
 		                             found);
-	if (found) {
-		out_params->usage = 0;
-		out_params->flags = 0;
-	}
 	for (uint32_t i = 0; i < found; i++) {
 		/* Possibly from another process: only what this backend would
 		 * have written passes. */
-		if (params[i].length != sizeof(struct vulkan_image_params))
+		if (params[i].length != VULKAN_IMAGE_PARAMS_SIZE && params[i].length != VULKAN_IMAGE_PARAMS_VIDEO_SIZE)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: image parameters of %u bytes",
 			                             params[i].length);
 		uint32_t usage, flags;
+		struct vulkan_video_profile video = {0};
 		memcpy(&usage, params[i].payload, 4);
 		memcpy(&flags, (const uint8_t *)params[i].payload + 4, 4);
-		if (!usage || (usage & ~VULKAN_IMAGE_USAGE_KNOWN) || flags)
+		if (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE)
+			memcpy(&video, (const uint8_t *)params[i].payload + 8, sizeof(video));
+		const bool video_usage = usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR;
+		if (!usage || (usage & ~VULKAN_IMAGE_USAGE_KNOWN) || flags || video_usage != (video.operation != 0) ||
+		    (video.operation && !vulkan_video_profile_valid(device, &video)))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "vulkan: image parameters usage 0x%x flags 0x%x are not this backend's",
 			                             usage, flags);
+		/* One image, one profile: two decoders of different
+		 * bitstreams cannot share an output. */
+		if (video.operation && out_params->video.operation &&
+		    memcmp(&video, &out_params->video, sizeof(video)) != 0)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: one image cannot be made for two video profiles");
+		if (video.operation)
+			out_params->video = video;
 		out_params->usage |= usage;
 	}
 	if (found)
@@ -502,6 +589,5 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 	if (!usage)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: the format has no use with that tiling");
 	out_params->usage = usage;
-	out_params->flags = 0;
 	return UDA_SUCCESS;
 }

@@ -6,12 +6,7 @@
 
 #include "vulkan_backend.h"
 
-struct extension_list {
-	VkExtensionProperties *properties;
-	uint32_t count;
-};
-
-static bool has_extension(const struct extension_list *list, const char *name)
+bool vulkan_has_extension(const struct vulkan_extension_list *list, const char *name)
 {
 	for (uint32_t i = 0; i < list->count; i++) {
 		if (strcmp(list->properties[i].extensionName, name) == 0)
@@ -83,7 +78,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 		                             base.deviceName, VK_API_VERSION_MAJOR(base.apiVersion),
 		                             VK_API_VERSION_MINOR(base.apiVersion));
 
-	struct extension_list extensions = {0};
+	struct vulkan_extension_list extensions = {0};
 	if (vkEnumerateDeviceExtensionProperties(physical, NULL, &extensions.count, NULL) == VK_SUCCESS &&
 	    extensions.count) {
 		extensions.properties = calloc(extensions.count, sizeof(*extensions.properties));
@@ -100,17 +95,16 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	device->backend = backend;
 	device->physical = physical;
 	device->api_version = base.apiVersion;
-	device->has_external_memory_fd = has_extension(&extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-	device->has_external_memory_host = has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+	device->has_external_memory_fd = vulkan_has_extension(&extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+	device->has_external_memory_host = vulkan_has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 	device->has_dma_buf = device->has_external_memory_fd &&
-	                      has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
-	device->has_drm_properties = has_extension(&extensions, VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME);
+	                      vulkan_has_extension(&extensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+	device->has_drm_properties = vulkan_has_extension(&extensions, VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME);
 	/* Modifiers need VK_KHR_image_format_list, core from Vulkan 1.2. */
 	const bool format_list = base.apiVersion >= VK_API_VERSION_1_2 ||
-	                         has_extension(&extensions, VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME);
+	                         vulkan_has_extension(&extensions, VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME);
 	device->has_drm_modifiers = device->has_dma_buf && format_list &&
-	                            has_extension(&extensions, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME);
-	free(extensions.properties);
+	                            vulkan_has_extension(&extensions, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME);
 
 	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
@@ -125,6 +119,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	device->max_framebuffer_height = properties.properties.limits.maxFramebufferHeight;
 	device->query_cache = vulkan_query_cache_create();
 	if (!device->query_cache) {
+		free(extensions.properties);
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
@@ -134,7 +129,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	snprintf(device->name, sizeof(device->name), "%s (Vulkan)", base.deviceName);
 	vkGetPhysicalDeviceMemoryProperties(physical, &device->memory);
 
-	const char *enabled[5];
+	const char *enabled[5 + VULKAN_VIDEO_EXTENSIONS];
 	uint32_t enabled_count = 0;
 	if (device->has_external_memory_fd)
 		enabled[enabled_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
@@ -147,6 +142,8 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 		if (base.apiVersion < VK_API_VERSION_1_2)
 			enabled[enabled_count++] = VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME;
 	}
+	vulkan_video_device_init(device, &extensions, enabled, &enabled_count);
+	free(extensions.properties);
 
 	device->queue_family = pick_queue_family(physical);
 	const float priority = 1.0f;

@@ -9,7 +9,7 @@ static bool supported(const struct vulkan_device *device, const struct vulkan_im
                       bool *dedicated_only)
 {
 	struct image_support support;
-	if (!vulkan_query_image(device, desc->format, desc->tiling, desc->modifier, desc->usage, handle, &support) ||
+	if (!vulkan_query_image(device, desc, handle, &support) ||
 	    support.limits.maxExtent.width < width || support.limits.maxExtent.height < height ||
 	    (support.features & features) != features)
 		return false;
@@ -40,15 +40,23 @@ VkResult vulkan_create_image(const struct vulkan_device *device, const struct vu
 	if (out_dedicated_only)
 		*out_dedicated_only = dedicated_only;
 
+	/* The chain, built back to front: video profile, modifier, handles. */
 	const void *chain = NULL;
+	struct vulkan_video_chain video;
+	if (desc->video.operation) {
+		vulkan_video_chain_init(&video, &desc->video);
+		chain = &video.list;
+	}
 	VkSubresourceLayout planes[UDA_MAX_PLANES];
 	VkImageDrmFormatModifierExplicitCreateInfoEXT explicit_info = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT,
+		.pNext = chain,
 		.drmFormatModifier = desc->modifier,
 		.pPlaneLayouts = planes,
 	};
 	const VkImageDrmFormatModifierListCreateInfoEXT list_info = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_LIST_CREATE_INFO_EXT,
+		.pNext = chain,
 		.drmFormatModifierCount = 1,
 		.pDrmFormatModifiers = &desc->modifier,
 	};

@@ -23,6 +23,8 @@ struct vulkan_allocation {
 	VkImageTiling tiling;
 	uint64_t modifier; /* VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT */
 	VkImageUsageFlags usage;
+	struct vulkan_video_profile video; /* decode outputs */
+	uint32_t plane_count;              /* of the format */
 	VkExternalMemoryHandleTypeFlags export_handles;
 	VkMemoryPropertyFlags memory_flags;
 	bool coherent;
@@ -70,8 +72,19 @@ static VkResult create_image(const struct vulkan_device *device, struct vulkan_a
                              uint32_t height, VkExternalMemoryHandleTypeFlags handles,
                              VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout)
 {
-	const struct vulkan_image_desc desc = {a->format, a->tiling, a->modifier, a->usage};
+	const struct vulkan_image_desc desc = {a->format, a->tiling, a->modifier, a->usage, a->video};
 	return vulkan_create_image(device, &desc, width, height, handles, features, explicit_layout, NULL, &a->image);
+}
+
+/* Vulkan's plain linear tiling lays multi-planar formats out as it likes,
+ * with no promise another device could follow: they take a DRM modifier
+ * (LINEAR among them) or the driver's own tiling. */
+static uda_result check_planar_tiling(uda_context *ctx, const struct vulkan_allocation *a)
+{
+	if (a->plane_count != 1 && a->tiling == VK_IMAGE_TILING_LINEAR)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: a multi-planar image needs a DRM modifier or the driver's tiling");
+	return UDA_SUCCESS;
 }
 
 /* One choice for exporter and importer alike: an OPAQUE_FD import must
@@ -159,8 +172,7 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 {
 	struct vulkan_device *device = device_data;
 	uda_format_info format;
-	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.vk_format ||
-	    format.plane_count != 1)
+	if (uda_format_get_info(assertion->format, &format) != UDA_SUCCESS || !format.vk_format)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: format 0x%08x not supported",
 		                             assertion->format);
 
@@ -187,15 +199,19 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	a->width = assertion->width;
 	a->height = assertion->height;
 	a->format = (VkFormat)format.vk_format;
+	a->plane_count = format.plane_count;
 	a->export_handles = handles;
 	struct vulkan_image_params params;
 	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, set_index, UDA_HANDLE_TYPE_NONE,
 	                                                &a->tiling, &a->modifier, &params);
+	if (result == UDA_SUCCESS)
+		result = check_planar_tiling(ctx, a);
 	if (result != UDA_SUCCESS) {
 		free(a);
 		return result;
 	}
 	a->usage = params.usage;
+	a->video = params.video;
 
 	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
 		handles &= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT; /* explicit layouts travel as dma-bufs */
@@ -283,9 +299,12 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 	struct vulkan_image_params params;
 	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, m->handle_type, &a->tiling,
 	                                                &a->modifier, &params);
+	if (result == UDA_SUCCESS)
+		result = check_planar_tiling(ctx, a);
 	if (result != UDA_SUCCESS)
 		return result;
 	a->usage = params.usage;
+	a->video = params.video;
 	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT &&
 	    (handle != VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT ||
 	     m->plane_count != vulkan_modifier_plane_count(device, a->format, a->modifier)))
@@ -387,6 +406,9 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 	const VkExternalMemoryHandleTypeFlagBits handle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
 	if (!device->has_external_memory_host || !device->host_pointer_alignment)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: no VK_EXT_external_memory_host");
+	if (a->plane_count != 1)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan import: host memory is imported for single-plane formats only");
 	if (m->size % device->host_pointer_alignment || m->size > SIZE_MAX)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "vulkan import: host memory of %llu bytes, not a multiple of %llu",
@@ -472,7 +494,7 @@ uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_
 	if (next)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: no import extension structs");
 	uda_format_info format;
-	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.vk_format || format.plane_count != 1)
+	if (uda_format_get_info(m->format, &format) != UDA_SUCCESS || !format.vk_format)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: format 0x%08x not supported",
 		                             m->format);
 	if ((m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD && !device->has_external_memory_fd) ||
@@ -486,6 +508,7 @@ uda_result vulkan_import(void *device_data, uda_context *ctx, int fd, bool take_
 	a->width = m->width;
 	a->height = m->height;
 	a->format = (VkFormat)format.vk_format;
+	a->plane_count = format.plane_count;
 	uda_result result = m->handle_type == UDA_HANDLE_TYPE_MEMFD
 	                            ? import_host(device, ctx, fd, m, set, a)
 	                            : import_fd(device, ctx, fd, take_fd, m, set, a, &out->took_fd);

@@ -19,6 +19,7 @@ struct query_key {
 	uint64_t modifier;
 	VkImageUsageFlags usage;
 	VkExternalMemoryHandleTypeFlagBits handle;
+	struct vulkan_video_profile video;
 };
 
 struct query_entry {
@@ -52,24 +53,28 @@ void vulkan_query_cache_destroy(struct vulkan_query_cache *cache)
 }
 
 /* The modifier counts only for the modifier tiling. */
-static struct query_key make_key(VkFormat format, VkImageTiling tiling, uint64_t modifier, VkImageUsageFlags usage,
-                                 VkExternalMemoryHandleTypeFlagBits handle)
+static struct query_key make_key(const struct vulkan_image_desc *desc, VkExternalMemoryHandleTypeFlagBits handle)
 {
-	return (struct query_key){format, tiling, tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? modifier : 0, usage,
-	                          handle};
+	return (struct query_key){desc->format,
+	                          desc->tiling,
+	                          desc->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? desc->modifier : 0,
+	                          desc->usage,
+	                          handle,
+	                          desc->video};
 }
 
 static bool same_key(const struct query_key *a, const struct query_key *b)
 {
 	return a->format == b->format && a->tiling == b->tiling && a->modifier == b->modifier && a->usage == b->usage &&
-	       a->handle == b->handle;
+	       a->handle == b->handle && a->video.operation == b->video.operation &&
+	       a->video.std_profile == b->video.std_profile && a->video.chroma == b->video.chroma &&
+	       a->video.bit_depth == b->video.bit_depth;
 }
 
-bool vulkan_query_cache_find(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
-                             uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
-                             bool *out_supported, struct image_support *out)
+bool vulkan_query_cache_find(struct vulkan_query_cache *cache, const struct vulkan_image_desc *desc,
+                             VkExternalMemoryHandleTypeFlagBits handle, bool *out_supported, struct image_support *out)
 {
-	const struct query_key key = make_key(format, tiling, modifier, usage, handle);
+	const struct query_key key = make_key(desc, handle);
 	bool found = false;
 	pthread_mutex_lock(&cache->lock);
 	for (uint32_t i = 0; i < cache->count && !found; i++) {
@@ -83,11 +88,11 @@ bool vulkan_query_cache_find(struct vulkan_query_cache *cache, VkFormat format, 
 	return found;
 }
 
-void vulkan_query_cache_add(struct vulkan_query_cache *cache, VkFormat format, VkImageTiling tiling,
-                            uint64_t modifier, VkImageUsageFlags usage, VkExternalMemoryHandleTypeFlagBits handle,
-                            bool supported, const struct image_support *support)
+void vulkan_query_cache_add(struct vulkan_query_cache *cache, const struct vulkan_image_desc *desc,
+                            VkExternalMemoryHandleTypeFlagBits handle, bool supported,
+                            const struct image_support *support)
 {
-	const struct query_key key = make_key(format, tiling, modifier, usage, handle);
+	const struct query_key key = make_key(desc, handle);
 	pthread_mutex_lock(&cache->lock);
 	struct query_entry *entry = &cache->entries[cache->next];
 	entry->key = key;

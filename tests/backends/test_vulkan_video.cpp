@@ -1,0 +1,345 @@
+// Vulkan Video decode outputs as negotiated images (vulkan_video.c), over
+// uda-mock-vulkan (tests/support/mock_vulkan): a test ICD with an NVIDIA
+// GPU's video queues, DRM modifiers and multi-planar formats, loaded by
+// the real loader under the Khronos validation layer, whose every message
+// fails the test. The display is the recorded Intel Gen9 controller
+// (UDA_DRM_REPLAY), so the three-way agreement is made, allocated and
+// imported by real backends end to end.
+#include <drm_fourcc.h>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+#include <uda/uda_vulkan.h>
+
+#include "backend_env.hpp"
+#include "fd_count.hpp"
+#include "set_spec.hpp"
+
+using namespace uda_test;
+
+namespace
+{
+
+struct AllocationDeleter {
+	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
+};
+using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
+
+struct Log {
+	std::mutex lock;
+	std::vector<std::string> validation;
+};
+
+void collect(uda_log_level level, const char *message, void *user)
+{
+	auto *log = static_cast<Log *>(user);
+	if (level <= UDA_LOG_WARNING && std::strstr(message, "validation")) {
+		std::lock_guard<std::mutex> guard(log->lock);
+		log->validation.emplace_back(message);
+	}
+}
+
+// A usage of one atom, its payload a video profile or nothing.
+struct Usage {
+	uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE] = {};
+	uda_usage_atom atom;
+	uda_usage usage;
+
+	explicit Usage(uda_usage_name name) : atom{UDA_VENDOR_NONE, static_cast<uint16_t>(name), 0, nullptr}
+	{
+		usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
+	}
+	Usage(uda_usage_name name, uint32_t codec, uint32_t profile, uint32_t bit_depth = 0, uint32_t chroma = 0)
+	    : Usage(name)
+	{
+		const uda_video_profile p = {codec, profile, bit_depth, chroma};
+		uda_video_profile_to_payload(&p, payload);
+		atom.length = sizeof(payload);
+		atom.payload = payload;
+	}
+	Usage(const Usage &) = delete;
+	Usage &operator=(const Usage &) = delete;
+};
+
+uda_assertion assertion(uint32_t width, uint32_t height, uint32_t format)
+{
+	return {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, width, height, format, 0};
+}
+
+uint64_t modifier_of(const uda_capability_set_list *list, uint32_t set)
+{
+	uint64_t modifier = ~0ull;
+	EXPECT_EQ(uda_capability_set_list_get_modifier(list, set, &modifier), UDA_SUCCESS);
+	return modifier;
+}
+
+uint64_t modifier_of(const uda_allocation *allocation)
+{
+	const uda_capability_set_list *set = nullptr;
+	EXPECT_EQ(uda_allocation_get_capability_set(allocation, &set), UDA_SUCCESS);
+	return set ? modifier_of(set, 0) : ~0ull;
+}
+
+bool is_block_linear(uint64_t modifier)
+{
+	return (modifier >> 56) == DRM_FORMAT_MOD_VENDOR_NVIDIA && (modifier & 0x10);
+}
+
+class VulkanVideo : public ::testing::Test
+{
+protected:
+	Log log;
+	ContextPtr ctx;
+	uda_device *gpu = nullptr;
+	uda_device *display = nullptr;
+
+	void SetUp() override
+	{
+		use_build_tree_backends();
+		// The mock is the only Vulkan driver the loader sees.
+		unsetenv("VK_ICD_FILENAMES");
+		setenv("VK_DRIVER_FILES", UDA_TEST_MOCK_VULKAN_ICD, 1);
+		setenv("UDA_VULKAN_VALIDATION", "1", 1);
+		setenv("UDA_DRM_REPLAY", UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt", 1);
+		uda_context_create_info info = {};
+		info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
+		info.log_level = UDA_LOG_WARNING;
+		info.log_callback = collect;
+		info.log_user_data = &log;
+		uda_context *raw = nullptr;
+		ASSERT_EQ(uda_context_create(&info, &raw), UDA_SUCCESS);
+		ctx.reset(raw);
+		uint32_t count = 0;
+		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, nullptr), UDA_SUCCESS);
+		std::vector<uda_device *> devices(count);
+		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, devices.data()), UDA_SUCCESS);
+		for (uda_device *device : devices) {
+			uda_device_info device_info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			ASSERT_EQ(uda_device_get_info(device, &device_info), UDA_SUCCESS);
+			if (device_info.api == UDA_DEVICE_API_VULKAN)
+				gpu = device;
+			if (device_info.api == UDA_DEVICE_API_DRM)
+				display = device;
+		}
+		ASSERT_NE(gpu, nullptr) << "uda-mock-vulkan did not load";
+		ASSERT_NE(display, nullptr) << "the recorded display did not load";
+	}
+
+	void TearDown() override
+	{
+		ctx.reset();
+		std::lock_guard<std::mutex> guard(log.lock);
+		for (const std::string &message : log.validation)
+			ADD_FAILURE() << message;
+		unsetenv("VK_DRIVER_FILES");
+		unsetenv("UDA_DRM_REPLAY");
+	}
+
+	uda_result sets_of(uda_device *device, const uda_assertion &a, const Usage &u, ListPtr &out)
+	{
+		uda_capability_set_list *list = nullptr;
+		const uda_result r = uda_device_get_capability_sets(device, &a, &u.usage, &list);
+		out.reset(list);
+		return r;
+	}
+
+	std::string error() const { return uda_context_get_error(ctx.get()); }
+};
+
+} // namespace
+
+TEST_F(VulkanVideo, ADecodeOutputOffersWhatTheDriverListsForItsProfile)
+{
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100 /* High */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, assertion(1920, 1080, DRM_FORMAT_NV12), decode, sets), UDA_SUCCESS) << error();
+	// Six block-linear heights and LINEAR over DMA_BUF, then the
+	// driver's own tiling for itself: the two tilings the driver lists
+	// for the profile's pictures.
+	ASSERT_EQ(count_of(sets.get()), 8u);
+	for (uint32_t i = 0; i < 6; i++)
+		EXPECT_TRUE(is_block_linear(modifier_of(sets.get(), i))) << i;
+	EXPECT_EQ(modifier_of(sets.get(), 6), DRM_FORMAT_MOD_LINEAR);
+	uda_capability layout;
+	ASSERT_EQ(uda_capability_set_list_get_layout(sets.get(), 7, &layout), UDA_SUCCESS);
+	EXPECT_EQ(layout.name, UDA_CAPABILITY_LAYOUT_OPAQUE);
+	bool present = false;
+	uint64_t planes = 0;
+	ASSERT_EQ(uda_capability_set_list_get_constraint(sets.get(), 6, UDA_CONSTRAINT_MAX_PLANES, &present, &planes),
+	          UDA_SUCCESS);
+	EXPECT_EQ(planes, 2u) << "NV12's luma and chroma planes";
+
+	// P010 for a 10-bit profile, and a profile of "any" H.265 at that
+	// depth: Main 10.
+	const Usage main10(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 0, 10);
+	ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), main10, sets), UDA_SUCCESS) << error();
+	EXPECT_EQ(count_of(sets.get()), 8u);
+}
+
+TEST_F(VulkanVideo, AProfileTheDriverCannotDecodeOffersNothingAndSaysWhy)
+{
+	ListPtr sets;
+	const uda_assertion nv12 = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const struct {
+		uda_usage_name name;
+		uint32_t codec, profile, bit_depth;
+		uda_assertion a;
+		const char *why;
+	} cases[] = {
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 244, 0, nv12, "does not decode H.264 profile 244"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0, 0, nv12, "codec 4 is not one the vulkan backend decodes"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(8192, 4320, DRM_FORMAT_NV12),
+		 "from 48x16 to 4096x4096, not 8192x4320"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(64, 64, DRM_FORMAT_ABGR8888),
+		 "not a video format"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100, 0, nv12, "video encode is not in the vulkan backend"},
+	};
+	for (const auto &c : cases) {
+		const Usage u(c.name, c.codec, c.profile, c.bit_depth);
+		EXPECT_EQ(sets_of(gpu, c.a, u, sets), UDA_ERROR_UNSUPPORTED) << c.why;
+		EXPECT_NE(error().find(c.why), std::string::npos) << error();
+	}
+	const Usage any(UDA_USAGE_VIDEO_DECODE);
+	EXPECT_EQ(sets_of(gpu, nv12, any, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(error().find("needs a uda_video_profile"), std::string::npos) << error();
+}
+
+TEST_F(VulkanVideo, ADecoderAndASamplerOfOneGpuKeepItsBlockLinearLayout)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
+		const Usage sampled(UDA_USAGE_SAMPLED);
+		const uda_device_usage parties[] = {{gpu, &decode.usage}, {gpu, &sampled.usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};
+		uda_allocation *raw = nullptr;
+		uda_capability_set_list *agreed = nullptr;
+		uint32_t index = 0;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &agreed, &index), UDA_SUCCESS) << error();
+		const ListPtr agreed_owner(agreed);
+		const AllocationPtr frame(raw);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		EXPECT_TRUE(is_block_linear(modifier_of(frame.get()))) << std::hex << modifier_of(frame.get());
+		EXPECT_EQ(m.plane_count, 2u);
+		EXPECT_EQ(m.planes[1].offset % 4096, 0u);
+
+		// The sampler's import is an image made for the decoder's
+		// profile too: without it, validation fails the test.
+		uda_allocation *imported = nullptr;
+		const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
+		                                           gpu, UDA_HANDLE_TYPE_DMA_BUF, UDA_IMPORT_READ_ONLY};
+		ASSERT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
+		const AllocationPtr sampler_view(imported);
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(imported, &native), UDA_SUCCESS);
+		EXPECT_EQ(native.format, VK_FORMAT_G8_B8R8_2PLANE_420_UNORM);
+		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
+		EXPECT_EQ(native.usage & (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT),
+		          VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// The pipeline a player builds: the GPU decodes H.264 into a frame the
+// display scans out and the GPU samples. Intel's planes read linear or
+// Intel-tiled NV12, the GPU writes linear or block-linear: linear it is,
+// at rows both accept, and all three hold the same memory.
+TEST_F(VulkanVideo, ADecoderAGpuAndADisplayAgreeOnOneFrame)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
+		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+		const uda_device_usage parties[] = {
+			{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 3, parties};
+		uda_allocation *raw = nullptr;
+		uda_capability_set_list *agreed = nullptr;
+		uint32_t index = 0;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &agreed, &index), UDA_SUCCESS) << error();
+		const ListPtr agreed_owner(agreed);
+		const AllocationPtr frame(raw);
+		uda_device *allocator = nullptr;
+		uda_allocation_get_device(frame.get(), &allocator);
+		EXPECT_EQ(allocator, gpu) << "the decoder writes it, so the decoder makes it";
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
+		ASSERT_EQ(m.plane_count, 2u);
+		EXPECT_EQ(m.planes[0].pitch % 256, 0u) << "the GPU's linear rows";
+		EXPECT_GE(m.planes[1].offset, m.planes[0].pitch * 1080);
+
+		uda_allocation *on_display = nullptr, *on_sampler = nullptr;
+		const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
+		                                               frame.get(), display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+		ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
+		const AllocationPtr display_view(on_display);
+		const uda_allocation_import_info to_sampler = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
+		                                               frame.get(), gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+		ASSERT_EQ(uda_import_allocation(&to_sampler, &on_sampler), UDA_SUCCESS) << error();
+		const AllocationPtr sampler_view(on_sampler);
+
+		// One memory: what the decoder's memory holds, the sampler's
+		// import reads.
+		int written_fd = -1, read_fd = -1;
+		ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &written_fd), UDA_SUCCESS) << error();
+		ASSERT_EQ(uda_allocation_export(on_sampler, UDA_HANDLE_TYPE_DMA_BUF, &read_fd), UDA_SUCCESS) << error();
+		auto *written = static_cast<uint8_t *>(mmap(nullptr, m.size, PROT_WRITE, MAP_SHARED, written_fd, 0));
+		auto *read = static_cast<const uint8_t *>(mmap(nullptr, m.size, PROT_READ, MAP_SHARED, read_fd, 0));
+		ASSERT_NE(written, MAP_FAILED);
+		ASSERT_NE(read, MAP_FAILED);
+		written[m.planes[1].offset] = 0x5a; // the first chroma sample
+		EXPECT_EQ(read[m.planes[1].offset], 0x5a);
+		munmap(written, m.size);
+		munmap(const_cast<uint8_t *>(read), m.size);
+		close(written_fd);
+		close(read_fd);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// A set that crossed a process boundary is untrusted: a decode profile in
+// its image parameters that this driver could not have written (here an
+// encode operation) is refused before any image is made of it.
+TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
+{
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 77 /* Main */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, a, decode, sets), UDA_SUCCESS) << error();
+	size_t size = 0;
+	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> bytes(size);
+	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), bytes.data(), size, &size), UDA_SUCCESS);
+
+	// The profile as the backend wrote it: operation, profile_idc 77,
+	// 4:2:0, 8 bits.
+	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, 77,
+	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
+	size_t found = 0;
+	for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
+		if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
+			const uint32_t encode = 0x00010000; // VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_EXT
+			memcpy(&bytes[at], &encode, sizeof(encode));
+			found++;
+		}
+	}
+	ASSERT_EQ(found, count_of(sets.get())) << "one profile in every set's image parameters";
+	uda_capability_set_list *raw = nullptr;
+	ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), bytes.size(), &raw), UDA_SUCCESS)
+	        << error();
+	const ListPtr tampered(raw);
+	const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a, raw, 0};
+	uda_allocation *allocation = nullptr;
+	EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_EQ(allocation, nullptr);
+	EXPECT_NE(error().find("are not this backend's"), std::string::npos) << error();
+}
