@@ -3,14 +3,15 @@
  * one buffer. Prints what each device offered for the frame, what they
  * agreed on (or, where nothing is common, which device ended it and what
  * each pair could share), then allocates the frame, imports it into the
- * others, and says how to queue it on the V4L2 node.
+ * others, and says how to queue it on the V4L2 node or decode into it.
  *
- *   uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]
- *                [--recorded-display FILE]
+ *   uda-pipeline [--source NAME] [--codec h264|h265] [--profile N] [--size WxH]
+ *                [--format NAME] [--recorded DIR] [--recorded-display FILE]
  *
  * Devices are the machine's own: the first V4L2 camera or decoder (or the
  * one whose name contains NAME), the first Vulkan (else GL) device, the
- * first DRM display. --recorded replays the recorded drivers of DIR
+ * first DRM display. --codec makes the source a decoder of that bitstream:
+ * a V4L2 decoder or a Vulkan device with a video decode queue. --recorded replays the recorded drivers of DIR
  * (*.v4l2, tests/backends/v4l2-fixtures/replay) in place of /dev/video*,
  * through UDA_V4L2_REPLAY; --recorded-display a recorded display
  * (tests/backends/drm-fixtures) in place of /dev/dri, through
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include <uda/uda_v4l2.h>
+#include <uda/uda_vulkan.h>
 
 #include "common/describe.h"
 
@@ -36,6 +38,7 @@ enum party_kind { PARTY_SOURCE, PARTY_GPU, PARTY_DISPLAY, PARTY_COUNT };
 struct party {
 	const char *role; /* "source", "GPU", "display" */
 	uda_device *device;
+	uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
 	uda_usage_atom atom;
 	uda_usage usage;
 	uda_capability_set_list *offer;
@@ -43,6 +46,7 @@ struct party {
 
 struct options {
 	const char *source;
+	uda_video_profile profile; /* codec 0: any source */
 	const char *recorded;
 	const char *recorded_display;
 	uint32_t width, height, format;
@@ -103,9 +107,15 @@ static uda_device_api device_api(uda_device *device)
 	return uda_device_get_info(device, &info) == UDA_SUCCESS ? info.api : UDA_DEVICE_API_ANY;
 }
 
-static void set_usage(struct party *party, uda_usage_name name)
+/* A usage of one atom; a decoder's names the bitstream, when given. */
+static void set_usage(struct party *party, uda_usage_name name, const uda_video_profile *profile)
 {
 	party->atom = (uda_usage_atom){UDA_VENDOR_NONE, (uint16_t)name, 0, NULL};
+	if (profile && profile->codec) {
+		uda_video_profile_to_payload(profile, party->payload);
+		party->atom.length = sizeof(party->payload);
+		party->atom.payload = party->payload;
+	}
 	party->usage = (uda_usage){UDA_STRUCTURE_TYPE_USAGE, NULL, 1, &party->atom};
 }
 
@@ -118,19 +128,22 @@ static bool ask(struct party *party, const uda_assertion *assertion)
 }
 
 /* The source: a V4L2 node that answers as a camera or as a decoder for
- * the frame (the first format of NV12, YUYV that it has, unless asked). */
+ * the frame (the first format of NV12, YUYV that it has, unless asked),
+ * or, for a named codec, a V4L2 or Vulkan decoder of it. */
 static bool find_source(uda_context *ctx, uda_device **devices, uint32_t count, const struct options *options,
                         struct party *source, uda_assertion *assertion)
 {
 	static const uint32_t formats[] = {DRM_FORMAT_NV12, DRM_FORMAT_YUYV};
 	static const uda_usage_name usages[] = {UDA_USAGE_CAMERA_CAPTURE, UDA_USAGE_VIDEO_DECODE};
+	const bool decoder = options->profile.codec != 0;
 	for (uint32_t i = 0; i < count; i++) {
-		if (device_api(devices[i]) != UDA_DEVICE_API_V4L2 ||
+		const uda_device_api api = device_api(devices[i]);
+		if ((api != UDA_DEVICE_API_V4L2 && !(decoder && api == UDA_DEVICE_API_VULKAN)) ||
 		    (options->source && !strstr(device_name(devices[i]), options->source)))
 			continue;
 		source->device = devices[i];
-		for (size_t u = 0; u < 2; u++) {
-			set_usage(source, usages[u]);
+		for (size_t u = decoder ? 1 : 0; u < 2; u++) {
+			set_usage(source, usages[u], &options->profile);
 			for (size_t f = 0; f < 2; f++) {
 				assertion->format = options->format ? options->format : formats[f];
 				if (ask(source, assertion))
@@ -161,11 +174,28 @@ static uda_result negotiate(uda_context *ctx, const uda_assertion *assertion, st
 	return uda_negotiate(ctx, &info, out);
 }
 
+/* A Vulkan decoder writes the frame through its image, made for the
+ * profile. */
+static void print_decoding(uda_allocation *frame)
+{
+	uda_vulkan_native native = {.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS)
+		return;
+	const char *tiling = native.tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? "DRM_FORMAT_MODIFIER_EXT"
+	                     : native.tiling == VK_IMAGE_TILING_OPTIMAL               ? "OPTIMAL"
+	                                                                              : "LINEAR";
+	printf("  decode into it: a VkImage of tiling %s, usage 0x%x, made with the profile in "
+	       "VkVideoProfileListInfoKHR, on the frame's memory\n",
+	       tiling, (unsigned)native.usage);
+}
+
 static void print_queueing(uda_allocation *frame, uint32_t width, uint32_t height)
 {
 	uda_v4l2_native native = {.type = UDA_STRUCTURE_TYPE_V4L2_NATIVE};
-	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS)
+	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS) {
+		print_decoding(frame);
 		return;
+	}
 	const uint32_t f = native.pixelformat;
 	if (native.memory == V4L2_MEMORY_MMAP)
 		printf("  queue it: buffer type %u holds %ux%u '%c%c%c%c' bytesperline %u already; VIDIOC_QBUF of MMAP "
@@ -203,7 +233,7 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 	printf("\n");
 	int status = 0;
 	for (uint32_t i = 0; i < count; i++) {
-		if (parties[i]->device == maker) {
+		if (parties[i]->device == maker && (i == 0 || parties[0]->device != maker)) {
 			if (parties[i]->atom.name != UDA_USAGE_SAMPLED && parties[i]->atom.name != UDA_USAGE_SCANOUT)
 				print_queueing(frame, assertion->width, assertion->height);
 			continue;
@@ -227,11 +257,13 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: uda-pipeline [--source NAME] [--size WxH] [--format NAME] [--recorded DIR]\n"
-	            "                    [--recorded-display FILE]\n"
-	            "A V4L2 camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
+	fprintf(to, "usage: uda-pipeline [--source NAME] [--codec h264|h265] [--profile N] [--size WxH]\n"
+	            "                    [--format NAME] [--recorded DIR] [--recorded-display FILE]\n"
+	            "A camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
 	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
-	            "  --source NAME   the V4L2 device whose name contains NAME (default: the first)\n"
+	            "  --source NAME   the source device whose name contains NAME (default: the first)\n"
+	            "  --codec CODEC   a decoder of h264 or h265 (V4L2, or Vulkan with a decode queue)\n"
+	            "  --profile N     the codec's profile_idc (default: any)\n"
 	            "  --size WxH      the frame's size (default 1280x720)\n"
 	            "  --format NAME   its format, as uda's table names it (default: NV12, else YUYV)\n"
 	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n"
@@ -245,6 +277,7 @@ static int parse_options(int argc, char **argv, struct options *options)
 		{"source", required_argument, NULL, 's'},   {"size", required_argument, NULL, 'z'},
 		{"format", required_argument, NULL, 'f'},   {"recorded", required_argument, NULL, 'r'},
 		{"recorded-display", required_argument, NULL, 'd'},
+		{"codec", required_argument, NULL, 'c'},    {"profile", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	*options = (struct options){.width = 1280, .height = 720};
@@ -272,6 +305,21 @@ static int parse_options(int argc, char **argv, struct options *options)
 			break;
 		case 'd':
 			options->recorded_display = optarg;
+			break;
+		case 'c':
+			options->profile.codec = strcmp(optarg, "h264") == 0   ? UDA_VIDEO_CODEC_H264
+			                         : strcmp(optarg, "h265") == 0 ? UDA_VIDEO_CODEC_H265
+			                                                       : 0;
+			if (!options->profile.codec) {
+				fprintf(stderr, "uda-pipeline: --codec h264 or h265\n");
+				return 2;
+			}
+			break;
+		case 'p':
+			if (sscanf(optarg, "%u", &options->profile.profile) != 1) {
+				fprintf(stderr, "uda-pipeline: --profile N\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -307,8 +355,9 @@ int main(int argc, char **argv)
 	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, options.width, options.height, 0, 0};
 	int status = 0;
 	if (!find_source(ctx, devices, count, &options, &parties[PARTY_SOURCE], &assertion)) {
-		printf("source: no V4L2 camera or decoder here%s answers for %ux%u\n", options.source ? " by that name" : "",
-		       options.width, options.height);
+		printf("source: no %s here%s answers for %ux%u\n",
+		       options.profile.codec ? "decoder of that codec" : "V4L2 camera or decoder",
+		       options.source ? " by that name" : "", options.width, options.height);
 		uda_context_destroy(ctx);
 		return 1;
 	}
@@ -319,9 +368,9 @@ int main(int argc, char **argv)
 	parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_VULKAN);
 	if (!parties[PARTY_GPU].device)
 		parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_GL);
-	set_usage(&parties[PARTY_GPU], UDA_USAGE_SAMPLED);
+	set_usage(&parties[PARTY_GPU], UDA_USAGE_SAMPLED, NULL);
 	parties[PARTY_DISPLAY].device = find_by_api(devices, count, UDA_DEVICE_API_DRM);
-	set_usage(&parties[PARTY_DISPLAY], UDA_USAGE_SCANOUT);
+	set_usage(&parties[PARTY_DISPLAY], UDA_USAGE_SCANOUT, NULL);
 
 	struct party *present[PARTY_COUNT];
 	uint32_t present_count = 0;
