@@ -14,7 +14,8 @@ export UDA_BACKEND_PATH=$root/build/manifests/backends.d UDA_BACKEND_NO_DEFAULT_
 programs=(test-context test-capability-set test-intersect test-serialize test-negotiate test-formats
 	test-bad-arguments test-backend-loading test-system-backend test-surface test-vulkan-gl test-bad-gpu-imports
 	test-faults test-gbm-backend test-dma-heap test-wayland-feedback test-compositor-feedback test-feedback-protocol
-	test-uda-protocol test-drm-backend test-v4l2-probe test-v4l2-capabilities test-v4l2-device)
+	test-uda-protocol test-drm-backend test-v4l2-probe test-v4l2-capabilities test-v4l2-device
+	test-vulkan-video)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {

@@ -5,6 +5,10 @@
 // fails the test. The display is the recorded Intel Gen9 controller
 // (UDA_DRM_REPLAY), so the three-way agreement is made, allocated and
 // imported by real backends end to end.
+//
+// VulkanVideoDriver.* runs on the machine's own drivers instead and skips,
+// saying why, where no Vulkan device decodes (lavapipe has no video
+// queue); tests/hardware/nvidia.sh runs it on NVIDIA's.
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
 #include <mutex>
@@ -89,22 +93,25 @@ bool is_block_linear(uint64_t modifier)
 	return (modifier >> 56) == DRM_FORMAT_MOD_VENDOR_NVIDIA && (modifier & 0x10);
 }
 
-class VulkanVideo : public ::testing::Test
+// A context over the build tree's backends with validation on; the mock
+// and the recorded display where `mock`, the machine's drivers otherwise.
+class VideoContext : public ::testing::Test
 {
 protected:
 	Log log;
 	ContextPtr ctx;
-	uda_device *gpu = nullptr;
-	uda_device *display = nullptr;
+	std::vector<uda_device *> devices;
 
-	void SetUp() override
+	void create_context(bool mock)
 	{
 		use_build_tree_backends();
-		// The mock is the only Vulkan driver the loader sees.
-		unsetenv("VK_ICD_FILENAMES");
-		setenv("VK_DRIVER_FILES", UDA_TEST_MOCK_VULKAN_ICD, 1);
+		if (mock) {
+			// The mock is the only Vulkan driver the loader sees.
+			unsetenv("VK_ICD_FILENAMES");
+			setenv("VK_DRIVER_FILES", UDA_TEST_MOCK_VULKAN_ICD, 1);
+			setenv("UDA_DRM_REPLAY", UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt", 1);
+		}
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);
-		setenv("UDA_DRM_REPLAY", UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt", 1);
 		uda_context_create_info info = {};
 		info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
 		info.log_level = UDA_LOG_WARNING;
@@ -115,18 +122,19 @@ protected:
 		ctx.reset(raw);
 		uint32_t count = 0;
 		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, nullptr), UDA_SUCCESS);
-		std::vector<uda_device *> devices(count);
+		devices.resize(count);
 		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, devices.data()), UDA_SUCCESS);
+	}
+
+	std::vector<uda_device *> devices_of(uda_device_api api) const
+	{
+		std::vector<uda_device *> found;
 		for (uda_device *device : devices) {
-			uda_device_info device_info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
-			ASSERT_EQ(uda_device_get_info(device, &device_info), UDA_SUCCESS);
-			if (device_info.api == UDA_DEVICE_API_VULKAN)
-				gpu = device;
-			if (device_info.api == UDA_DEVICE_API_DRM)
-				display = device;
+			uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			if (uda_device_get_info(device, &info) == UDA_SUCCESS && info.api == api)
+				found.push_back(device);
 		}
-		ASSERT_NE(gpu, nullptr) << "uda-mock-vulkan did not load";
-		ASSERT_NE(display, nullptr) << "the recorded display did not load";
+		return found;
 	}
 
 	void TearDown() override
@@ -135,7 +143,6 @@ protected:
 		std::lock_guard<std::mutex> guard(log.lock);
 		for (const std::string &message : log.validation)
 			ADD_FAILURE() << message;
-		unsetenv("VK_DRIVER_FILES");
 		unsetenv("UDA_DRM_REPLAY");
 	}
 
@@ -148,6 +155,29 @@ protected:
 	}
 
 	std::string error() const { return uda_context_get_error(ctx.get()); }
+};
+
+class VulkanVideo : public VideoContext
+{
+protected:
+	uda_device *gpu = nullptr;
+	uda_device *display = nullptr;
+
+	void SetUp() override
+	{
+		ASSERT_NO_FATAL_FAILURE(create_context(true));
+		const auto gpus = devices_of(UDA_DEVICE_API_VULKAN), displays = devices_of(UDA_DEVICE_API_DRM);
+		ASSERT_EQ(gpus.size(), 1u) << "uda-mock-vulkan did not load, or not alone";
+		ASSERT_EQ(displays.size(), 1u) << "the recorded display did not load";
+		gpu = gpus[0];
+		display = displays[0];
+	}
+
+	void TearDown() override
+	{
+		VideoContext::TearDown();
+		unsetenv("VK_DRIVER_FILES");
+	}
 };
 
 } // namespace
@@ -342,4 +372,68 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 	EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_INVALID_ARGUMENT);
 	EXPECT_EQ(allocation, nullptr);
 	EXPECT_NE(error().find("are not this backend's"), std::string::npos) << error();
+}
+
+// The machine's own drivers: each Vulkan device with an H.264 decode queue
+// negotiates a 1080p NV12 output with its own sampler and with GL, makes it
+// and hands it to both. Skips, saying why, where none decodes.
+class VulkanVideoDriver : public VideoContext
+{
+protected:
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(create_context(false)); }
+};
+
+TEST_F(VulkanVideoDriver, EachDecoderMakesAnOutputItsSamplerAndGlImport)
+{
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100 /* High */);
+	const Usage sampled(UDA_USAGE_SAMPLED);
+	std::string why_none;
+	unsigned decoders = 0;
+	for (uda_device *gpu : devices_of(UDA_DEVICE_API_VULKAN)) {
+		uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		uda_device_get_info(gpu, &info);
+		ListPtr sets;
+		if (sets_of(gpu, a, decode, sets) != UDA_SUCCESS) {
+			why_none += std::string(info.name) + ": " + error() + "; ";
+			continue;
+		}
+		decoders++;
+		std::vector<uda_device_usage> parties = {{gpu, &decode.usage}, {gpu, &sampled.usage}};
+		// GL takes part where it samples NV12 at all (through an external
+		// image); where it does not, it says why and the GPU goes alone.
+		for (uda_device *gl : devices_of(UDA_DEVICE_API_GL)) {
+			ListPtr gl_sets;
+			if (sets_of(gl, a, sampled, gl_sets) == UDA_SUCCESS)
+				parties.push_back({gl, &sampled.usage});
+			else
+				std::printf("GL offers nothing for NV12: %s\n", error().c_str());
+		}
+		const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a,
+		                                          static_cast<uint32_t>(parties.size()), parties.data()};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &negotiation, &raw, nullptr, nullptr), UDA_SUCCESS)
+		        << info.name << ": " << error();
+		const AllocationPtr frame(raw);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		std::printf("%s: decode output made: modifier 0x%016llx, %u planes, pitch %llu, %llu bytes\n", info.name,
+		            static_cast<unsigned long long>(modifier_of(frame.get())), m.plane_count,
+		            static_cast<unsigned long long>(m.planes[0].pitch), static_cast<unsigned long long>(m.size));
+		for (size_t i = 1; i < parties.size(); i++) {
+			uda_allocation *imported = nullptr;
+			const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
+			                                           frame.get(), parties[i].device, UDA_HANDLE_TYPE_NONE,
+			                                           UDA_IMPORT_READ_ONLY};
+			EXPECT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
+			uda_device_info importer = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			uda_device_get_info(parties[i].device, &importer);
+			if (imported)
+				std::printf("  imported by %s\n", importer.name);
+			uda_allocation_destroy(imported);
+		}
+	}
+	if (!decoders)
+		GTEST_SKIP() << "no Vulkan device here decodes H.264 (" << why_none
+		             << "lavapipe has no video queue): the real-device run needs a GPU with one";
 }
