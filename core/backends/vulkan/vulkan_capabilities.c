@@ -469,8 +469,16 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 	/* 1. Optimal tiling, opaque, for devices of this driver. */
 	if (result == UDA_SUCCESS && !cpu)
 		result = append_optimal_set(device, ctx, assertion, vk_format, &params, out);
-	if (multi_planar)
+	if (multi_planar) {
+		uint32_t count = 0;
+		uda_capability_set_list_get_count(out, &count);
+		if (result == UDA_SUCCESS && count == 0)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: %s makes no %s image for this usage: a multi-planar image "
+			                             "needs DRM format modifiers%s or the driver's own tiling for it",
+			                             device->name, format.name, device->has_drm_modifiers ? "" : " (absent)");
 		return result;
+	}
 	/* 2. Linear at the driver's pitch, exportable. */
 	if (result == UDA_SUCCESS)
 		result = append_linear_set(device, ctx, assertion, vk_format, &params, cpu, out);
