@@ -277,6 +277,44 @@ TEST_F(VulkanVideo, ADecoderAndASamplerOfOneGpuKeepItsBlockLinearLayout)
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
+// The driver's own tiling: an opaque NV12 output, shared only with
+// devices of this driver, its metadata still naming both planes.
+TEST_F(VulkanVideo, AnOpaqueOutputNamesItsPlanesAndImportsOnItsOwnDriver)
+{
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 77 /* Main */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, a, decode, sets), UDA_SUCCESS) << error();
+	const uint32_t opaque = count_of(sets.get()) - 1;
+	uda_capability layout;
+	ASSERT_EQ(uda_capability_set_list_get_layout(sets.get(), opaque, &layout), UDA_SUCCESS);
+	ASSERT_EQ(layout.name, UDA_CAPABILITY_LAYOUT_OPAQUE);
+	const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+	                                         sets.get(), opaque};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_allocate(&info, &raw), UDA_SUCCESS) << error();
+	const AllocationPtr frame(raw);
+	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+	ASSERT_EQ(m.plane_count, 2u);
+	EXPECT_EQ(m.planes[1].offset, 1280u * 720u) << "nominal: the planes one after another";
+	uda_allocation *imported = nullptr;
+	const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(), gpu,
+	                                           UDA_HANDLE_TYPE_OPAQUE_FD, UDA_IMPORT_READ_ONLY};
+	ASSERT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
+	const AllocationPtr view(imported);
+	uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(imported, &native), UDA_SUCCESS);
+	EXPECT_EQ(native.tiling, VK_IMAGE_TILING_OPTIMAL);
+	EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR);
+	// The display reads no driver-private layout.
+	uda_allocation *on_display = nullptr;
+	const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
+	                                               display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+	EXPECT_NE(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS);
+	EXPECT_EQ(on_display, nullptr);
+}
+
 // The pipeline a player builds: the GPU decodes H.264 into a frame the
 // display scans out and the GPU samples. Intel's planes read linear or
 // Intel-tiled NV12, the GPU writes linear or block-linear: linear it is,

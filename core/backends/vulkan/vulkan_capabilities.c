@@ -308,9 +308,10 @@ static uda_result append_modifier_sets(const struct vulkan_device *device, uda_c
 	return UDA_SUCCESS;
 }
 
-/* Optimal tiling, opaque, for devices of this driver. */
+/* Optimal tiling, opaque, for devices of this driver; its metadata still
+ * names every plane of the format. */
 static uda_result append_optimal_set(const struct vulkan_device *device, uda_context *ctx,
-                                     const uda_assertion *assertion, VkFormat format,
+                                     const uda_assertion *assertion, VkFormat format, uint32_t plane_count,
                                      const struct vulkan_image_params *params, uda_capability_set_list *out)
 {
 	const struct vulkan_image_desc desc = {
@@ -332,6 +333,7 @@ static uda_result append_optimal_set(const struct vulkan_device *device, uda_con
 		.support = &support,
 		.probe = &probe,
 		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.plane_count = plane_count,
 		.params = *params,
 		.handles = {UDA_HANDLE_TYPE_OPAQUE_FD},
 		.handle_count = 1,
@@ -458,7 +460,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 		if ((tilings & VULKAN_VIDEO_TILING_MODIFIER) && device->has_drm_modifiers)
 			result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
 		if (result == UDA_SUCCESS && (tilings & VULKAN_VIDEO_TILING_OPTIMAL))
-			result = append_optimal_set(device, ctx, assertion, vk_format, &params, out);
+			result = append_optimal_set(device, ctx, assertion, vk_format, format.plane_count, &params, out);
 		return result;
 	}
 
@@ -468,7 +470,7 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 		result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
 	/* 1. Optimal tiling, opaque, for devices of this driver. */
 	if (result == UDA_SUCCESS && !cpu)
-		result = append_optimal_set(device, ctx, assertion, vk_format, &params, out);
+		result = append_optimal_set(device, ctx, assertion, vk_format, format.plane_count, &params, out);
 	if (multi_planar) {
 		uint32_t count = 0;
 		uda_capability_set_list_get_count(out, &count);

@@ -151,11 +151,23 @@ static uda_result fill_layout(const struct vulkan_device *device, uda_context *c
 			return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "vulkan: %u memory planes", m->plane_count);
 	}
 	if (a->tiling == VK_IMAGE_TILING_OPTIMAL) {
-		/* Optimal tiling has no pitch a CPU could use; report the row
-		 * size so the metadata still describes the image. */
-		m->planes[0].offset = 0;
-		m->planes[0].pitch = (uint64_t)(width + format->planes[0].block_width - 1) /
-		                     format->planes[0].block_width * format->planes[0].bytes_per_block;
+		/* Optimal tiling has no pitch or plane offset a CPU could use;
+		 * report each plane's row size, the planes one after another,
+		 * so the metadata still describes the image. */
+		uint64_t offset = 0;
+		m->plane_count = format->plane_count;
+		for (uint32_t p = 0; p < format->plane_count; p++) {
+			const uda_format_plane_info *fp = &format->planes[p];
+			const uint64_t plane_width = (width + fp->horizontal_subsampling - 1) / fp->horizontal_subsampling;
+			const uint64_t plane_height = (a->height + fp->vertical_subsampling - 1) / fp->vertical_subsampling;
+			m->planes[p].offset = offset;
+			m->planes[p].pitch = (plane_width + fp->block_width - 1) / fp->block_width * fp->bytes_per_block;
+			offset += m->planes[p].pitch * plane_height;
+		}
+		if (offset > m->size)
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+			                             "vulkan: %llu bytes of memory for %llu bytes of planes",
+			                             (unsigned long long)m->size, (unsigned long long)offset);
 		return UDA_SUCCESS;
 	}
 	for (uint32_t p = 0; p < m->plane_count; p++) {
