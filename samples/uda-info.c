@@ -9,7 +9,9 @@
  * (Vulkan renders and copies out, GL samples): the zero-copy hand-off.
  * DRM displays are listed with their scanout sets, V4L2 nodes with the
  * sets of their own role (a camera's capture, a decoder's decode...), and
- * they take part when named (--use N=scanout, --use N=video-decode).
+ * they take part when named (--use N=scanout, --use N=video-decode). A
+ * video usage may name its bitstream: video-decode:h264 or
+ * video-decode:h265:2 (the codec's profile number).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -27,6 +29,7 @@
 
 struct usage_choice {
 	uda_usage_atom atoms[UDA_MAX_USAGE_ATOMS];
+	uint8_t payloads[UDA_MAX_USAGE_ATOMS][UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
 	uint32_t count;
 	uda_usage usage;
 };
@@ -45,17 +48,53 @@ static const struct {
 	{"video-encode", UDA_USAGE_VIDEO_ENCODE},
 };
 
+static const struct {
+	const char *name;
+	uda_video_codec codec;
+} codec_names[] = {
+	{"h264", UDA_VIDEO_CODEC_H264}, {"h265", UDA_VIDEO_CODEC_H265}, {"vp8", UDA_VIDEO_CODEC_VP8},
+	{"vp9", UDA_VIDEO_CODEC_VP9},   {"av1", UDA_VIDEO_CODEC_AV1},   {"mpeg2", UDA_VIDEO_CODEC_MPEG2},
+	{"jpeg", UDA_VIDEO_CODEC_JPEG},
+};
+
+/* "CODEC" or "CODEC:PROFILE" after a video usage's name. */
+static bool parse_profile(const char *text, uda_video_profile *out)
+{
+	*out = (uda_video_profile){0};
+	const char *colon = strchr(text, ':');
+	const size_t length = colon ? (size_t)(colon - text) : strlen(text);
+	for (size_t i = 0; i < sizeof(codec_names) / sizeof(codec_names[0]); i++) {
+		if (strlen(codec_names[i].name) == length && strncmp(codec_names[i].name, text, length) == 0)
+			out->codec = codec_names[i].codec;
+	}
+	char end;
+	return out->codec && (!colon || sscanf(colon + 1, "%u%c", &out->profile, &end) == 1);
+}
+
 static bool add_atom(struct usage_choice *c, const char *name)
 {
+	const char *suffix = strchr(name, ':');
+	const size_t length = suffix ? (size_t)(suffix - name) : strlen(name);
 	for (size_t i = 0; i < sizeof(usage_names) / sizeof(usage_names[0]); i++) {
-		if (strcmp(usage_names[i].name, name) != 0 || c->count == UDA_MAX_USAGE_ATOMS)
+		if (strlen(usage_names[i].name) != length || strncmp(usage_names[i].name, name, length) != 0 ||
+		    c->count == UDA_MAX_USAGE_ATOMS)
 			continue;
-		uda_usage_atom *atom = &c->atoms[c->count++];
+		uda_usage_atom *atom = &c->atoms[c->count];
 		atom->vendor = UDA_VENDOR_NONE;
 		atom->name = (uint16_t)usage_names[i].atom;
 		bool cpu = usage_names[i].atom == UDA_USAGE_CPU_READ || usage_names[i].atom == UDA_USAGE_CPU_WRITE;
 		atom->length = cpu ? 4 : 0;
 		atom->payload = cpu ? often : NULL;
+		if (suffix) {
+			uda_video_profile profile;
+			if ((atom->name != UDA_USAGE_VIDEO_DECODE && atom->name != UDA_USAGE_VIDEO_ENCODE) ||
+			    !parse_profile(suffix + 1, &profile))
+				return false;
+			uda_video_profile_to_payload(&profile, c->payloads[c->count]);
+			atom->length = UDA_VIDEO_PROFILE_PAYLOAD_SIZE;
+			atom->payload = c->payloads[c->count];
+		}
+		c->count++;
 		return true;
 	}
 	return false;
@@ -253,7 +292,8 @@ static void print_usage_text(FILE *f)
 {
 	fprintf(f, "usage: uda-info [--width W] [--height H] [--format NAME] [--use INDEX=USAGE[,USAGE...]]... "
 	           "[--json]\nusages: render sampled storage scanout cpu-read cpu-write transfer-src transfer-dst "
-	           "camera-capture video-decode video-encode\n");
+	           "camera-capture video-decode video-encode\n"
+	           "a video usage may name its bitstream: video-decode:h264, video-decode:h265:2 (profile number)\n");
 }
 
 int main(int argc, char **argv)
