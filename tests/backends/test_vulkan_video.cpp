@@ -110,6 +110,7 @@ protected:
 			unsetenv("VK_ICD_FILENAMES");
 			setenv("VK_DRIVER_FILES", UDA_TEST_MOCK_VULKAN_ICD, 1);
 			setenv("UDA_DRM_REPLAY", UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt", 1);
+			setenv("UDA_V4L2_REPLAY", UDA_TEST_V4L2_REPLAY_DIR "/bcm2835-codec-decode.v4l2", 1);
 		}
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);
 		uda_context_create_info info = {};
@@ -144,6 +145,7 @@ protected:
 		for (const std::string &message : log.validation)
 			ADD_FAILURE() << message;
 		unsetenv("UDA_DRM_REPLAY");
+		unsetenv("UDA_V4L2_REPLAY");
 	}
 
 	uda_result sets_of(uda_device *device, const uda_assertion &a, const Usage &u, ListPtr &out)
@@ -162,15 +164,19 @@ class VulkanVideo : public VideoContext
 protected:
 	uda_device *gpu = nullptr;
 	uda_device *display = nullptr;
+	uda_device *v4l2_decoder = nullptr;
 
 	void SetUp() override
 	{
 		ASSERT_NO_FATAL_FAILURE(create_context(true));
 		const auto gpus = devices_of(UDA_DEVICE_API_VULKAN), displays = devices_of(UDA_DEVICE_API_DRM);
+		const auto nodes = devices_of(UDA_DEVICE_API_V4L2);
 		ASSERT_EQ(gpus.size(), 1u) << "uda-mock-vulkan did not load, or not alone";
 		ASSERT_EQ(displays.size(), 1u) << "the recorded display did not load";
+		ASSERT_EQ(nodes.size(), 1u) << "the recorded bcm2835-codec decoder did not load";
 		gpu = gpus[0];
 		display = displays[0];
+		v4l2_decoder = nodes[0];
 	}
 
 	void TearDown() override
@@ -366,6 +372,64 @@ TEST_F(VulkanVideo, ADecoderAGpuAndADisplayAgreeOnOneFrame)
 		ASSERT_NE(read, MAP_FAILED);
 		written[m.planes[1].offset] = 0x5a; // the first chroma sample
 		EXPECT_EQ(read[m.planes[1].offset], 0x5a);
+		munmap(written, m.size);
+		munmap(const_cast<uint8_t *>(read), m.size);
+		close(written_fd);
+		close(read_fd);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// A hardware decoder of another kind feeding the GPU and the display: the
+// recorded bcm2835-codec writes 720p NV12 at 1280-byte rows into buffers of
+// its own; the GPU samples them at that explicit layout (LINEAR, two
+// planes), the display scans them out. The buffer's memory is whole pages,
+// as vb2 exports it, which the GPU's image needs.
+TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE), sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+		const uda_device_usage parties[] = {
+			{v4l2_decoder, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}};
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 3, parties};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS) << error();
+		const AllocationPtr frame(raw);
+		uda_device *maker = nullptr;
+		uda_allocation_get_device(frame.get(), &maker);
+		EXPECT_EQ(maker, v4l2_decoder);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		EXPECT_EQ(m.planes[0].pitch, 1280u);
+		EXPECT_EQ(m.planes[1].offset, 1280u * 720u);
+		EXPECT_EQ(m.size % 4096, 0u) << "the DMA-BUF's whole pages, not the driver's sizeimage";
+
+		uda_allocation *on_gpu = nullptr, *on_display = nullptr;
+		const uda_allocation_import_info to_gpu = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
+		                                           gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+		ASSERT_EQ(uda_import_allocation(&to_gpu, &on_gpu), UDA_SUCCESS) << error();
+		const AllocationPtr gpu_view(on_gpu);
+		const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
+		                                               frame.get(), display, UDA_HANDLE_TYPE_NONE,
+		                                               UDA_IMPORT_READ_ONLY};
+		ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
+		const AllocationPtr display_view(on_display);
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(on_gpu, &native), UDA_SUCCESS);
+		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
+
+		// What the decoder writes, the GPU's import reads.
+		int written_fd = -1, read_fd = -1;
+		ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &written_fd), UDA_SUCCESS) << error();
+		ASSERT_EQ(uda_allocation_export(on_gpu, UDA_HANDLE_TYPE_DMA_BUF, &read_fd), UDA_SUCCESS) << error();
+		auto *written = static_cast<uint8_t *>(mmap(nullptr, m.size, PROT_WRITE, MAP_SHARED, written_fd, 0));
+		auto *read = static_cast<const uint8_t *>(mmap(nullptr, m.size, PROT_READ, MAP_SHARED, read_fd, 0));
+		ASSERT_NE(written, MAP_FAILED);
+		ASSERT_NE(read, MAP_FAILED);
+		written[m.planes[1].offset + 1] = 0xa5;
+		EXPECT_EQ(read[m.planes[1].offset + 1], 0xa5);
 		munmap(written, m.size);
 		munmap(const_cast<uint8_t *>(read), m.size);
 		close(written_fd);

@@ -49,7 +49,12 @@ struct v4l2_allocation {
 	uint32_t memory; /* V4L2_MEMORY_MMAP: made here; DMABUF: imported */
 	uint32_t index;  /* MMAP: on params.type's queue of the device's fd */
 	int dma_buf;
-	uint64_t size;
+	uint64_t size; /* the V4L2 buffer's length: what a program queues */
+	/* The memory behind dma_buf: for a buffer made here, the exported
+	 * file's own size, which vb2 rounds up to whole pages past the
+	 * length (what an importer, a GPU whose images take whole pages,
+	 * must be told). */
+	uint64_t memory_size;
 };
 
 static const char *role_name(enum v4l2_node_role role)
@@ -352,6 +357,7 @@ static uda_result create_buffer_locked(struct v4l2_device *device, uda_context *
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
 		                             "v4l2: %s: the exported buffer holds %lld bytes, the driver said %llu",
 		                             device->path, (long long)end, (unsigned long long)a->size);
+	a->memory_size = (uint64_t)end;
 	return UDA_SUCCESS;
 }
 
@@ -415,7 +421,7 @@ static uda_result v4l2_allocate(void *data, uda_context *ctx, const uda_assertio
 	if (result != UDA_SUCCESS)
 		return result;
 	out->data = a;
-	out->metadata.size = a->size;
+	out->metadata.size = a->memory_size;
 	return UDA_SUCCESS;
 }
 
@@ -463,7 +469,7 @@ static uda_result v4l2_import(void *data, uda_context *ctx, int fd, bool take_fd
 	struct v4l2_allocation *a = allocation_new(ctx, &params, V4L2_MEMORY_DMABUF);
 	if (!a)
 		return UDA_ERROR_OUT_OF_MEMORY;
-	a->size = m->size;
+	a->size = a->memory_size = m->size;
 	a->dma_buf = take_fd ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (a->dma_buf < 0) {
 		free(a);

@@ -465,8 +465,11 @@ static int create_buffers(struct replay_file *file, struct v4l2_create_buffers *
 	create->index = start;
 	uint32_t made = 0;
 	for (; made < wanted; made++) {
+		/* As vb2 does: the buffer's length is the driver's sizeimage,
+		 * its memory (the DMA-BUF's size) whole pages. */
+		const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 		const int memfd = memfd_create("v4l2-replay-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		if (memfd < 0 || ftruncate(memfd, length) != 0) {
+		if (memfd < 0 || ftruncate(memfd, (off_t)((length + page - 1) / page * page)) != 0) {
 			if (memfd >= 0)
 				close(memfd);
 			break;
