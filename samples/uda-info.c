@@ -68,7 +68,7 @@ static bool parse_profile(const char *text, uda_video_profile *out)
 			out->codec = codec_names[i].codec;
 	}
 	char end;
-	return out->codec && (!colon || sscanf(colon + 1, "%u%c", &out->profile, &end) == 1);
+	return out->codec && (!colon || (colon[1] != '-' && sscanf(colon + 1, "%u%c", &out->profile, &end) == 1));
 }
 
 static bool add_atom(struct usage_choice *c, const char *name)

@@ -130,8 +130,9 @@ static bool ask(struct party *party, const uda_assertion *assertion)
 /* The source: a V4L2 node that answers as a camera or as a decoder for
  * the frame (the first format of NV12, YUYV that it has, unless asked),
  * or, for a named codec, a V4L2 or Vulkan decoder of it. */
+/* `why`: the first refusal, where none answers. */
 static bool find_source(uda_context *ctx, uda_device **devices, uint32_t count, const struct options *options,
-                        struct party *source, uda_assertion *assertion)
+                        struct party *source, uda_assertion *assertion, char *why, size_t why_size)
 {
 	static const uint32_t formats[] = {DRM_FORMAT_NV12, DRM_FORMAT_YUYV};
 	static const uda_usage_name usages[] = {UDA_USAGE_CAMERA_CAPTURE, UDA_USAGE_VIDEO_DECODE};
@@ -148,6 +149,8 @@ static bool find_source(uda_context *ctx, uda_device **devices, uint32_t count, 
 				assertion->format = options->format ? options->format : formats[f];
 				if (ask(source, assertion))
 					return true;
+				if (!why[0])
+					snprintf(why, why_size, "%s", uda_context_get_error(ctx));
 			}
 		}
 	}
@@ -263,7 +266,7 @@ static void usage(FILE *to)
 	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
 	            "  --source NAME   the source device whose name contains NAME (default: the first)\n"
 	            "  --codec CODEC   a decoder of h264 or h265 (V4L2, or Vulkan with a decode queue)\n"
-	            "  --profile N     the codec's profile_idc (default: any)\n"
+	            "  --profile N     the codec's profile_idc (default: 100, High, for h264; 1, Main, for h265)\n"
 	            "  --size WxH      the frame's size (default 1280x720)\n"
 	            "  --format NAME   its format, as uda's table names it (default: NV12, else YUYV)\n"
 	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n"
@@ -316,7 +319,8 @@ static int parse_options(int argc, char **argv, struct options *options)
 			}
 			break;
 		case 'p':
-			if (sscanf(optarg, "%u", &options->profile.profile) != 1) {
+			if (optarg[0] == '-' || sscanf(optarg, "%u", &options->profile.profile) != 1 ||
+			    !options->profile.profile) {
 				fprintf(stderr, "uda-pipeline: --profile N\n");
 				return 2;
 			}
@@ -329,6 +333,14 @@ static int parse_options(int argc, char **argv, struct options *options)
 			return 2;
 		}
 	}
+	if (options->profile.profile && !options->profile.codec) {
+		fprintf(stderr, "uda-pipeline: --profile names a profile of the --codec\n");
+		return 2;
+	}
+	/* A Vulkan decoder writes only into images made for its session's
+	 * profile, so the sample names one: the one most streams need. */
+	if (options->profile.codec && !options->profile.profile)
+		options->profile.profile = options->profile.codec == UDA_VIDEO_CODEC_H264 ? 100 : 1;
 	return -1;
 }
 
@@ -354,10 +366,11 @@ int main(int argc, char **argv)
 	struct party parties[PARTY_COUNT] = {{.role = "source"}, {.role = "GPU"}, {.role = "display"}};
 	uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, NULL, options.width, options.height, 0, 0};
 	int status = 0;
-	if (!find_source(ctx, devices, count, &options, &parties[PARTY_SOURCE], &assertion)) {
-		printf("source: no %s here%s answers for %ux%u\n",
+	char why[512] = "";
+	if (!find_source(ctx, devices, count, &options, &parties[PARTY_SOURCE], &assertion, why, sizeof(why))) {
+		printf("source: no %s here%s answers for %ux%u%s%s\n",
 		       options.profile.codec ? "decoder of that codec" : "V4L2 camera or decoder",
-		       options.source ? " by that name" : "", options.width, options.height);
+		       options.source ? " by that name" : "", options.width, options.height, why[0] ? ": " : "", why);
 		uda_context_destroy(ctx);
 		return 1;
 	}

@@ -216,7 +216,7 @@ grep -hE "made, exported|SKIPPED|source:|GPU:|display:|agreed|allocation:|import
 # GPU as decoder.
 UDA_VULKAN_VALIDATION=1 step test-vulkan-video-driver "$build"/tests/test-vulkan-video \
 	--gtest_filter='VulkanVideoDriver.*'
-step uda-pipeline-vulkan-decode "$build"/samples/uda-pipeline --codec h264 --size 1920x1080
+step uda-pipeline-vulkan-decode "$build"/samples/uda-pipeline --codec h264 --size 1920x1088
 grep -hE "decode output made|imported by|GL offers|SKIPPED|Skipped|source:|agreed|allocation:|decode into" \
 	"$logs"/test-vulkan-video-driver.log "$logs"/uda-pipeline-vulkan-decode.log | sed 's/^/   /' >>"$summary"
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds

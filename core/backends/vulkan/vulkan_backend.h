@@ -19,7 +19,9 @@
 /* Every usage vulkan_usage_to_image_usage can produce. */
 #define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \
 	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |                  \
-	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR)
+	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR |   \
+	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
+#define VULKAN_IMAGE_USAGE_VIDEO (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
 
 /* The video profile an image is made for (VkVideoProfileInfoKHR and its
  * codec structure, as plain values that compare and travel); operation 0
@@ -194,9 +196,12 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
  * checked against the device (zero when the usage has no video atom). */
 uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, uda_context *ctx,
                                           const uda_usage *usage, VkFormat format, struct vulkan_video_profile *out);
-/* Whether the device decodes the profile at the assertion's size. */
-uda_result vulkan_video_check_extent(const struct vulkan_device *device, uda_context *ctx,
-                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion);
+/* Whether the device decodes the profile into an image of the
+ * assertion's size; adds the usages the driver's decoding needs of the
+ * output (DPB, where outputs are reference pictures) to *out_usage. */
+uda_result vulkan_video_check_decode(const struct vulkan_device *device, uda_context *ctx,
+                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion,
+                                     VkImageUsageFlags *out_usage);
 /* Which tilings the driver lists for pictures of the profile in `format`
  * with `usage`: VULKAN_VIDEO_TILING_* bits. */
 #define VULKAN_VIDEO_TILING_OPTIMAL 1u
@@ -205,6 +210,11 @@ uint32_t vulkan_video_tilings(const struct vulkan_device *device, const struct v
                               VkFormat format, VkImageUsageFlags usage);
 /* Checks a profile read from another process's IMAGE_PARAMS. */
 bool vulkan_video_profile_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile);
+/* Whether an image of `desc` (with a profile) is one the driver lists for
+ * it: the format's depth and chroma the profile's, the tiling and usage
+ * among those vkGetPhysicalDeviceVideoFormatPropertiesKHR answers
+ * (VUID-VkImageCreateInfo-pNext-06811). */
+bool vulkan_video_image_allowed(const struct vulkan_device *device, const struct vulkan_image_desc *desc);
 const char *vulkan_video_operation_name(uint32_t operation);
 
 /* vulkan_memory.c */

@@ -444,9 +444,10 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 
 	if (params.video.operation) {
 		/* Decode outputs: only what the driver lists for the profile. */
-		result = vulkan_video_check_extent(device, ctx, &params.video, assertion);
+		result = vulkan_video_check_decode(device, ctx, &params.video, assertion, &image_usage);
 		if (result != UDA_SUCCESS)
 			return result;
+		params.usage = image_usage;
 		const uint32_t tilings = vulkan_video_tilings(device, &params.video, vk_format, image_usage);
 		if (!tilings)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
@@ -555,14 +556,26 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 		struct vulkan_video_profile video = {0};
 		memcpy(&usage, params[i].payload, 4);
 		memcpy(&flags, (const uint8_t *)params[i].payload + 4, 4);
-		if (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE)
-			memcpy(&video, (const uint8_t *)params[i].payload + 8, sizeof(video));
-		const bool video_usage = usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR;
-		if (!usage || (usage & ~VULKAN_IMAGE_USAGE_KNOWN) || flags || video_usage != (video.operation != 0) ||
-		    (video.operation && !vulkan_video_profile_valid(device, &video)))
+		if (!usage || (usage & ~VULKAN_IMAGE_USAGE_KNOWN) || flags)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "vulkan: image parameters usage 0x%x flags 0x%x are not this backend's",
 			                             usage, flags);
+		/* A profile exactly where there are video usages, as the
+		 * backend writes them: the output's, with its DPB use. */
+		const bool video_usage = usage & VULKAN_IMAGE_USAGE_VIDEO;
+		if (video_usage != (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE) ||
+		    (video_usage && !(usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR)))
+			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+			                             "vulkan: image parameters of %u bytes for usage 0x%x", params[i].length,
+			                             usage);
+		if (video_usage) {
+			memcpy(&video, (const uint8_t *)params[i].payload + 8, sizeof(video));
+			if (!vulkan_video_profile_valid(device, &video))
+				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+				                             "vulkan: image parameters name a video profile (operation 0x%x, "
+				                             "profile %u) this device does not decode",
+				                             video.operation, video.std_profile);
+		}
 		/* One image, one profile: two decoders of different
 		 * bitstreams cannot share an output. */
 		if (video.operation && out_params->video.operation &&

@@ -16,26 +16,54 @@
 
 #include "vulkan_backend.h"
 
-/* The uda codecs the backend knows, with what Vulkan needs for each. */
+/* The uda codecs the backend knows, with what Vulkan needs for each: the
+ * profile numbers its std header names, and the block a coded picture's
+ * size is a whole number of (H.264 macroblocks; H.265's smallest coding
+ * block, 8x8), which the output image must hold. */
 static const struct {
 	uint32_t codec; /* uda_video_codec */
 	VkVideoCodecOperationFlagBitsKHR operation;
 	const char *extension;
 	const char *name;
+	uint32_t profiles[5];
+	uint32_t block;
 } codecs[] = {
 	{UDA_VIDEO_CODEC_H264, VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME,
-	 "H.264"},
+	 "H.264",
+	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
+	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
+	 16},
 	{UDA_VIDEO_CODEC_H265, VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR, VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME,
-	 "H.265"},
+	 "H.265",
+	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
+	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
+	 8},
 };
+
+#define CODEC_COUNT (sizeof(codecs) / sizeof(codecs[0]))
+
+static int codec_of_operation(uint32_t operation)
+{
+	for (size_t i = 0; i < CODEC_COUNT; i++) {
+		if (codecs[i].operation == operation)
+			return (int)i;
+	}
+	return -1;
+}
+
+static bool profile_named(size_t codec, uint32_t std_profile)
+{
+	for (size_t i = 0; i < sizeof(codecs[codec].profiles) / sizeof(codecs[codec].profiles[0]); i++) {
+		if (codecs[codec].profiles[i] && codecs[codec].profiles[i] == std_profile)
+			return true;
+	}
+	return false;
+}
 
 const char *vulkan_video_operation_name(uint32_t operation)
 {
-	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
-		if (codecs[i].operation == operation)
-			return codecs[i].name;
-	}
-	return "an unknown codec";
+	const int codec = codec_of_operation(operation);
+	return codec >= 0 ? codecs[codec].name : "an unknown codec";
 }
 
 void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulkan_video_profile *profile)
@@ -45,7 +73,9 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 		chain->codec.h264 = (VkVideoDecodeH264ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR,
 			.stdProfileIdc = (StdVideoH264ProfileIdc)profile->std_profile,
-			/* What a display shows: whole frames. */
+			/* What a display shows: whole frames. uda_video_profile
+			 * names no picture layout, so interlaced streams are not
+			 * served yet. */
 			.pictureLayout = VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_PROGRESSIVE_KHR,
 		};
 	} else {
@@ -108,7 +138,7 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	free(video);
 
 	/* A codec counts where a queue decodes it and its extension exists. */
-	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
+	for (size_t i = 0; i < CODEC_COUNT; i++) {
 		if ((operations & codecs[i].operation) && vulkan_has_extension(extensions, codecs[i].extension)) {
 			device->video_decode_operations |= codecs[i].operation;
 			enabled[(*enabled_count)++] = codecs[i].extension;
@@ -179,19 +209,30 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 	if (result == UDA_ERROR_NOT_FOUND)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: Vulkan makes decode outputs for one profile: the VIDEO_DECODE usage "
-		                             "needs a uda_video_profile naming the codec");
+		                             "needs a uda_video_profile naming the codec and its profile");
 	if (result != UDA_SUCCESS)
 		return result;
 	size_t codec = 0;
-	while (codec < sizeof(codecs) / sizeof(codecs[0]) && codecs[codec].codec != profile.codec)
+	while (codec < CODEC_COUNT && codecs[codec].codec != profile.codec)
 		codec++;
-	if (codec == sizeof(codecs) / sizeof(codecs[0]))
+	if (codec == CODEC_COUNT)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: codec %u is not one the vulkan backend decodes (H.264, H.265)",
 		                             profile.codec);
 	if (!(device->video_decode_operations & codecs[codec].operation))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not decode %s", device->name,
 		                             codecs[codec].name);
+	/* A decode session writes only into images made for its very
+	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142), so "any"
+	 * cannot be guessed for the application. */
+	if (!profile.profile)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: name the %s profile: a Vulkan decoder writes only into images made "
+		                             "for its session's profile",
+		                             codecs[codec].name);
+	if (!profile_named(codec, profile.profile))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no profile %u in Vulkan",
+		                             codecs[codec].name, profile.profile);
 
 	/* Bit depth and chroma are the format's; a profile that says
 	 * otherwise cannot have its pictures in this format. */
@@ -204,17 +245,9 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 		                             "vulkan: a %u-bit %u profile's pictures do not fit a %u-bit %u format",
 		                             profile.bit_depth ? profile.bit_depth : bits,
 		                             profile.chroma ? profile.chroma : chroma, bits, chroma);
-	uint32_t std_profile = profile.profile;
-	if (!std_profile) {
-		/* Any: the profile every decoder of the codec at that depth has. */
-		if (profile.codec == UDA_VIDEO_CODEC_H264)
-			std_profile = STD_VIDEO_H264_PROFILE_IDC_HIGH;
-		else
-			std_profile = bits > 8 ? STD_VIDEO_H265_PROFILE_IDC_MAIN_10 : STD_VIDEO_H265_PROFILE_IDC_MAIN;
-	}
 	*out = (struct vulkan_video_profile){
 		.operation = codecs[codec].operation,
-		.std_profile = std_profile,
+		.std_profile = profile.profile,
 		.chroma = chroma_flag(chroma),
 		.bit_depth = depth_flag(bits),
 	};
@@ -223,19 +256,28 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 
 bool vulkan_video_profile_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile)
 {
-	const uint32_t several_chromas = profile->chroma & (profile->chroma - 1);
-	const uint32_t several_depths = profile->bit_depth & (profile->bit_depth - 1);
-	return (device->video_decode_operations & profile->operation) && !(profile->operation & (profile->operation - 1)) &&
-	       profile->chroma && !several_chromas && profile->bit_depth && !several_depths &&
-	       (profile->chroma & (VK_VIDEO_CHROMA_SUBSAMPLING_MONOCHROME_BIT_KHR | VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR |
-	                           VK_VIDEO_CHROMA_SUBSAMPLING_422_BIT_KHR | VK_VIDEO_CHROMA_SUBSAMPLING_444_BIT_KHR)) &&
-	       (profile->bit_depth & (VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR | VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR |
-	                              VK_VIDEO_COMPONENT_BIT_DEPTH_12_BIT_KHR)) &&
-	       profile->std_profile <= 255;
+	const int codec = codec_of_operation(profile->operation);
+	return codec >= 0 && (device->video_decode_operations & profile->operation) &&
+	       profile_named((size_t)codec, profile->std_profile) && profile->chroma != 0 &&
+	       !(profile->chroma & (profile->chroma - 1)) && profile->bit_depth != 0 &&
+	       !(profile->bit_depth & (profile->bit_depth - 1));
 }
 
-uda_result vulkan_video_check_extent(const struct vulkan_device *device, uda_context *ctx,
-                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion)
+bool vulkan_video_image_allowed(const struct vulkan_device *device, const struct vulkan_image_desc *desc)
+{
+	uint32_t bits, chroma;
+	if (!vulkan_video_profile_valid(device, &desc->video) || !video_format_layout(desc->format, &bits, &chroma) ||
+	    depth_flag(bits) != desc->video.bit_depth || chroma_flag(chroma) != desc->video.chroma)
+		return false;
+	const uint32_t tilings = vulkan_video_tilings(device, &desc->video, desc->format, desc->usage);
+	return desc->tiling == VK_IMAGE_TILING_OPTIMAL               ? (tilings & VULKAN_VIDEO_TILING_OPTIMAL) != 0
+	       : desc->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? (tilings & VULKAN_VIDEO_TILING_MODIFIER) != 0
+	                                                                  : false;
+}
+
+uda_result vulkan_video_check_decode(const struct vulkan_device *device, uda_context *ctx,
+                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion,
+                                     VkImageUsageFlags *out_usage)
 {
 	struct vulkan_video_chain chain;
 	vulkan_video_chain_init(&chain, profile);
@@ -249,8 +291,9 @@ uda_result vulkan_video_check_extent(const struct vulkan_device *device, uda_con
 	};
 	VkVideoCapabilitiesKHR capabilities = {.sType = VK_STRUCTURE_TYPE_VIDEO_CAPABILITIES_KHR, .pNext = &decode};
 	VkResult vr = device->get_video_capabilities(device->physical, &chain.profile, &capabilities);
+	const int codec = codec_of_operation(profile->operation);
 	const char *name = vulkan_video_operation_name(profile->operation);
-	if (vr != VK_SUCCESS)
+	if (vr != VK_SUCCESS || codec < 0)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not decode %s profile %u: %s",
 		                             device->name, name, profile->std_profile, vulkan_result_string(vr));
 	if (assertion->width < capabilities.minCodedExtent.width || assertion->height < capabilities.minCodedExtent.height ||
@@ -260,6 +303,22 @@ uda_result vulkan_video_check_extent(const struct vulkan_device *device, uda_con
 		                             name, profile->std_profile, capabilities.minCodedExtent.width,
 		                             capabilities.minCodedExtent.height, capabilities.maxCodedExtent.width,
 		                             capabilities.maxCodedExtent.height, assertion->width, assertion->height);
+	/* The output holds the whole coded picture (VUID-VkVideoDecodeInfoKHR-
+	 * dstPictureResource-07144): 1080p H.264 is 1920x1088 coded, its
+	 * 1080 rows shown. */
+	const uint32_t block = codecs[codec].block;
+	if (assertion->width % block || assertion->height % block)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: %s pictures are whole %ux%u blocks: ask for %ux%u and show %ux%u of it",
+		                             name, block, block, (assertion->width + block - 1) / block * block,
+		                             (assertion->height + block - 1) / block * block, assertion->width,
+		                             assertion->height);
+	/* A driver whose outputs are its reference pictures (DPB and output
+	 * coincide, and never stand apart) writes the picture into a DPB
+	 * slot: the image is one. */
+	if ((decode.flags & VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR) &&
+	    !(decode.flags & VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR))
+		*out_usage |= VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
 	return UDA_SUCCESS;
 }
 

@@ -25,6 +25,7 @@ struct mock_memory {
 	VkDeviceSize size;
 	uint32_t type;
 	void *map;
+	VkImage dedicated; /* VkMemoryDedicatedAllocateInfo's image */
 };
 
 struct mock_buffer {
@@ -260,6 +261,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateMemory(VkDevice device, const VkMemo
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	memory->size = info->allocationSize;
 	memory->type = info->memoryTypeIndex;
+	const VkMemoryDedicatedAllocateInfo *dedicated =
+		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+	memory->dedicated = dedicated ? dedicated->image : VK_NULL_HANDLE;
 	if (import && import->handleType) {
 		/* The memory must really be there: an import larger than its
 		 * file is refused, as a kernel driver refuses it. */
@@ -331,8 +335,12 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_BindImageMemory(VkDevice device, VkImage ima
                                                     VkDeviceSize offset)
 {
 	const struct mock_memory *memory = (const struct mock_memory *)handle;
-	return offset + ((const struct mock_image *)image)->layout.size <= memory->size ? VK_SUCCESS
-	                                                                                 : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+	const struct mock_image *mock_image = (const struct mock_image *)image;
+	/* External images require dedicated memory (their requirements say
+	 * so), as NVIDIA's do. */
+	if (mock_image->external && memory->dedicated != image)
+		return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+	return offset + mock_image->layout.size <= memory->size ? VK_SUCCESS : VK_ERROR_OUT_OF_DEVICE_MEMORY;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_BindImageMemory2(VkDevice device, uint32_t count,

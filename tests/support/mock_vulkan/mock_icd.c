@@ -9,8 +9,9 @@
 #define MOCK_EXPORT __attribute__((visibility("default")))
 
 /* One GPU, the same for every instance: its identity does not change
- * across processes, as a real GPU's does not. */
-static struct mock_physical_device physical_device;
+ * across processes, as a real GPU's does not. Its loader slot is set once,
+ * here, so instances made on several threads never write it. */
+static struct mock_physical_device physical_device = {.loader = {.loaderMagic = ICD_LOADER_MAGIC}};
 
 static const uint8_t device_uuid[VK_UUID_SIZE] = {0x75, 0x64, 0x61, 0x2d, 0x6d, 0x6f, 0x63, 0x6b,
                                                    0x2d, 0x6e, 0x76, 0x2d, 0x67, 0x70, 0x75, 0x30};
@@ -54,7 +55,8 @@ static VkResult enumerate(const void *items, size_t item_size, uint32_t availabl
 		return VK_SUCCESS;
 	}
 	const uint32_t written = *count < available ? *count : available;
-	memcpy(out, items, item_size * written);
+	if (written)
+		memcpy(out, items, item_size * written);
 	*count = written;
 	return written < available ? VK_INCOMPLETE : VK_SUCCESS;
 }
@@ -137,7 +139,6 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreateInfo *i
 	if (!instance)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	set_loader_magic_value(instance);
-	set_loader_magic_value(&physical_device);
 	*out = (VkInstance)instance;
 	return VK_SUCCESS;
 }

@@ -12,7 +12,9 @@
  * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 up to
  * 8192x8192, as vulkaninfo shows them on Ampere), NV12 and P010 outputs.
  * The queues execute nothing: the mock is for negotiation, allocation and
- * import, and the memory's bytes, not for decoding.
+ * import, and the memory's bytes, not for decoding. UDA_MOCK_VULKAN_DECODE
+ * (mock_video.c) switches how its decoder writes pictures, as drivers
+ * differ there.
  */
 #ifndef UDA_MOCK_ICD_H
 #define UDA_MOCK_ICD_H

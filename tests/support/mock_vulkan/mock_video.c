@@ -1,5 +1,6 @@
 /* The mock's video decoder: the profiles it takes, their limits, and the
  * images their pictures are written to. */
+#include <stdlib.h>
 #include <string.h>
 #include <vk_video/vulkan_video_codecs_common.h>
 
@@ -15,10 +16,29 @@
 	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR |                             \
 	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
 
+/* UDA_MOCK_VULKAN_DECODE picks how the decoder writes its pictures, as
+ * drivers differ:
+ *   "distinct" (default): outputs apart from reference pictures, in the
+ *       driver's tiling or with a DRM modifier;
+ *   "optimal": the same, in the driver's tiling only (no modifier);
+ *   "coincide": outputs are reference pictures (DPB and output coincide,
+ *       never apart), so they are DPB images, in the driver's tiling. */
+enum decode_mode { DECODE_DISTINCT, DECODE_OPTIMAL, DECODE_COINCIDE };
+
+static enum decode_mode decode_mode(void)
+{
+	const char *mode = getenv("UDA_MOCK_VULKAN_DECODE");
+	return !mode                           ? DECODE_DISTINCT
+	       : strcmp(mode, "optimal") == 0  ? DECODE_OPTIMAL
+	       : strcmp(mode, "coincide") == 0 ? DECODE_COINCIDE
+	                                       : DECODE_DISTINCT;
+}
+
 VkImageUsageFlags mock_video_usages(VkImageTiling tiling)
 {
-	return tiling == VK_IMAGE_TILING_OPTIMAL ? OUTPUT_USAGES | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR
-	                                         : tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? OUTPUT_USAGES : 0;
+	if (tiling == VK_IMAGE_TILING_OPTIMAL)
+		return OUTPUT_USAGES | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
+	return tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT && decode_mode() == DECODE_DISTINCT ? OUTPUT_USAGES : 0;
 }
 
 static uint32_t depth_bits(VkVideoComponentBitDepthFlagsKHR depth)
@@ -114,8 +134,10 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 	VkVideoDecodeCapabilitiesKHR *decode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR);
 	if (decode)
-		decode->flags = VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
-		                VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
+		decode->flags = decode_mode() == DECODE_COINCIDE
+		                        ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR
+		                        : VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
+		                                  VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
 	VkVideoDecodeH264CapabilitiesKHR *h264_caps =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR);
 	if (h264_caps) {
@@ -154,7 +176,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoFormatPropertiesKHR(Vk
 	uint32_t n = 0;
 	for (uint32_t t = 0; t < 2; t++) {
 		const VkImageUsageFlags allowed = mock_video_usages(tilings[t]);
-		if ((info->imageUsage & allowed) != info->imageUsage)
+		if ((info->imageUsage & allowed) != info->imageUsage || !allowed)
 			continue;
 		found[n++] = (VkVideoFormatPropertiesKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_FORMAT_PROPERTIES_KHR,
