@@ -2,8 +2,9 @@
  * uda-pipeline: a camera or a video decoder, a GPU and a display agree on
  * one buffer. Prints what each device offered for the frame, what they
  * agreed on (or, where nothing is common, which device ended it and what
- * each pair could share), then allocates the frame, imports it into the
- * others, and says how to queue it on the V4L2 node or decode into it.
+ * each pair could share, then shares it with the first that can), then
+ * allocates the frame, imports it into the others, and says how to queue
+ * it on the V4L2 node or decode into it.
  *
  *   uda-pipeline [--source NAME] [--codec h264|h265] [--profile N] [--size WxH]
  *                [--format NAME] [--recorded DIR] [--recorded-display FILE]
@@ -415,16 +416,28 @@ int main(int argc, char **argv)
 	} else {
 		printf("agreed by %s: nothing: %s\n", who, uda_context_get_error(ctx));
 		status = 1;
-		/* What the source could share with each of the others alone. */
-		for (uint32_t i = 1; i < present_count; i++) {
+		/* What the source could share with each of the others alone;
+		 * the frame goes to the first that agrees, the display before
+		 * the GPU (the last party listed comes first here), the other
+		 * left out, as a player would show the frame without the GPU. */
+		struct party *shared[2] = {NULL, NULL};
+		for (uint32_t i = present_count - 1; i >= 1; i--) {
 			struct party *pair[2] = {present[0], present[i]};
 			if (negotiate(ctx, &assertion, pair, 2, &agreed) == UDA_SUCCESS) {
 				printf("source and %s agree:\n", present[i]->role);
 				print_set_list(stdout, agreed, "  ");
 				uda_capability_set_list_destroy(agreed);
+				if (!shared[0]) {
+					shared[0] = pair[0];
+					shared[1] = pair[1];
+				}
 			} else {
 				printf("source and %s: nothing: %s\n", present[i]->role, uda_context_get_error(ctx));
 			}
+		}
+		if (shared[0]) {
+			printf("shared by source and %s alone:\n", shared[1]->role);
+			status = allocate_and_share(ctx, &assertion, shared, 2);
 		}
 	}
 	for (int i = 0; i < PARTY_COUNT; i++)
