@@ -19,28 +19,10 @@
 
 #include "backend_env.hpp"
 #include "set_spec.hpp"
+#include "validation_log.hpp"
 
 namespace uda_test
 {
-
-struct AllocationDeleter {
-	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
-};
-using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
-
-struct ValidationLog {
-	std::mutex lock;
-	std::vector<std::string> problems;
-};
-
-inline void collect_problems(uda_log_level level, const char *message, void *user)
-{
-	auto *log = static_cast<ValidationLog *>(user);
-	if (level <= UDA_LOG_WARNING && std::strstr(message, "validation")) {
-		std::lock_guard<std::mutex> guard(log->lock);
-		log->problems.emplace_back(message);
-	}
-}
 
 inline uda_usage_atom atom(uda_usage_name name)
 {

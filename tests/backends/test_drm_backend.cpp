@@ -29,11 +29,6 @@ using namespace uda_test;
 namespace
 {
 
-struct AllocationDeleter {
-	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
-};
-using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
-
 // A kernel that records what it is asked: one device, card0/renderD128.
 struct FakeKernel {
 	bool primary_opens = true;

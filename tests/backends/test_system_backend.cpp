@@ -27,11 +27,6 @@ struct uda_gl_import_info_stub {
 	const void *next;
 };
 
-struct AllocationDeleter {
-	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
-};
-using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
-
 const uint8_t often[4] = {UDA_CPU_ACCESS_OFTEN, 0, 0, 0}; // little-endian u32
 const uda_usage_atom cpu_atoms[] = {
 	{UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often},

@@ -22,30 +22,12 @@
 #include "backend_env.hpp"
 #include "fd_count.hpp"
 #include "set_spec.hpp"
+#include "validation_log.hpp"
 
 using namespace uda_test;
 
 namespace
 {
-
-struct AllocationDeleter {
-	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
-};
-using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
-
-struct Log {
-	std::mutex lock;
-	std::vector<std::string> validation;
-};
-
-void collect(uda_log_level level, const char *message, void *user)
-{
-	auto *log = static_cast<Log *>(user);
-	if (level <= UDA_LOG_WARNING && std::strstr(message, "validation")) {
-		std::lock_guard<std::mutex> guard(log->lock);
-		log->validation.emplace_back(message);
-	}
-}
 
 // A usage of one atom, its payload a video profile or nothing.
 struct Usage {
@@ -93,12 +75,35 @@ bool is_block_linear(uint64_t modifier)
 	return (modifier >> 56) == DRM_FORMAT_MOD_VENDOR_NVIDIA && (modifier & 0x10);
 }
 
+// What one allocation's memory holds, the other's reads: a byte written
+// at `offset` through the first's DMA-BUF is read through the second's.
+void expect_one_memory(uda_allocation *writer, uda_allocation *reader, uint64_t size, uint64_t offset, uint8_t value)
+{
+	int written_fd = -1, read_fd = -1;
+	ASSERT_EQ(uda_allocation_export(writer, UDA_HANDLE_TYPE_DMA_BUF, &written_fd), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_export(reader, UDA_HANDLE_TYPE_DMA_BUF, &read_fd), UDA_SUCCESS);
+	auto *written = static_cast<uint8_t *>(mmap(nullptr, size, PROT_WRITE, MAP_SHARED, written_fd, 0));
+	auto *read = static_cast<uint8_t *>(mmap(nullptr, size, PROT_READ, MAP_SHARED, read_fd, 0));
+	EXPECT_NE(written, MAP_FAILED);
+	EXPECT_NE(read, MAP_FAILED);
+	if (written != MAP_FAILED && read != MAP_FAILED) {
+		written[offset] = value;
+		EXPECT_EQ(read[offset], value);
+	}
+	if (written != MAP_FAILED)
+		munmap(written, size);
+	if (read != MAP_FAILED)
+		munmap(read, size);
+	close(written_fd);
+	close(read_fd);
+}
+
 // A context over the build tree's backends with validation on; the mock
 // and the recorded display where `mock`, the machine's drivers otherwise.
 class VideoContext : public ::testing::Test
 {
 protected:
-	Log log;
+	ValidationLog log;
 	ContextPtr ctx;
 	std::vector<uda_device *> devices;
 
@@ -116,7 +121,7 @@ protected:
 		uda_context_create_info info = {};
 		info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
 		info.log_level = UDA_LOG_WARNING;
-		info.log_callback = collect;
+		info.log_callback = collect_problems;
 		info.log_user_data = &log;
 		uda_context *raw = nullptr;
 		ASSERT_EQ(uda_context_create(&info, &raw), UDA_SUCCESS);
@@ -142,7 +147,7 @@ protected:
 	{
 		ctx.reset();
 		std::lock_guard<std::mutex> guard(log.lock);
-		for (const std::string &message : log.validation)
+		for (const std::string &message : log.problems)
 			ADD_FAILURE() << message;
 		unsetenv("UDA_DRM_REPLAY");
 		unsetenv("UDA_V4L2_REPLAY");
@@ -405,19 +410,7 @@ TEST_F(VulkanVideo, ADecoderAGpuAndADisplayAgreeOnOneFrame)
 
 		// One memory: what the decoder's memory holds, the sampler's
 		// import reads.
-		int written_fd = -1, read_fd = -1;
-		ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &written_fd), UDA_SUCCESS) << error();
-		ASSERT_EQ(uda_allocation_export(on_sampler, UDA_HANDLE_TYPE_DMA_BUF, &read_fd), UDA_SUCCESS) << error();
-		auto *written = static_cast<uint8_t *>(mmap(nullptr, m.size, PROT_WRITE, MAP_SHARED, written_fd, 0));
-		auto *read = static_cast<const uint8_t *>(mmap(nullptr, m.size, PROT_READ, MAP_SHARED, read_fd, 0));
-		ASSERT_NE(written, MAP_FAILED);
-		ASSERT_NE(read, MAP_FAILED);
-		written[m.planes[1].offset] = 0x5a; // the first chroma sample
-		EXPECT_EQ(read[m.planes[1].offset], 0x5a);
-		munmap(written, m.size);
-		munmap(const_cast<uint8_t *>(read), m.size);
-		close(written_fd);
-		close(read_fd);
+		expect_one_memory(frame.get(), on_sampler, m.size, m.planes[1].offset, 0x5a);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
@@ -463,19 +456,7 @@ TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
 		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
 
 		// What the decoder writes, the GPU's import reads.
-		int written_fd = -1, read_fd = -1;
-		ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &written_fd), UDA_SUCCESS) << error();
-		ASSERT_EQ(uda_allocation_export(on_gpu, UDA_HANDLE_TYPE_DMA_BUF, &read_fd), UDA_SUCCESS) << error();
-		auto *written = static_cast<uint8_t *>(mmap(nullptr, m.size, PROT_WRITE, MAP_SHARED, written_fd, 0));
-		auto *read = static_cast<const uint8_t *>(mmap(nullptr, m.size, PROT_READ, MAP_SHARED, read_fd, 0));
-		ASSERT_NE(written, MAP_FAILED);
-		ASSERT_NE(read, MAP_FAILED);
-		written[m.planes[1].offset + 1] = 0xa5;
-		EXPECT_EQ(read[m.planes[1].offset + 1], 0xa5);
-		munmap(written, m.size);
-		munmap(const_cast<uint8_t *>(read), m.size);
-		close(written_fd);
-		close(read_fd);
+		expect_one_memory(frame.get(), on_gpu, m.size, m.planes[1].offset + 1, 0xa5);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }

@@ -18,11 +18,6 @@ constexpr uint16_t COMPRESSION = 7;
 constexpr uint64_t TILED = fourcc_mod_code(AMD, 5);
 constexpr uint32_t WIDTH = 64, HEIGHT = 32;
 
-struct AllocationDeleter {
-	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
-};
-using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
-
 SetSpec linear_set(uda_handle_type handle, uint64_t pitch_alignment, std::vector<Cap> extra = {})
 {
 	SetSpec spec{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, handle),

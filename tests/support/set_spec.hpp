@@ -70,8 +70,12 @@ struct ContextDeleter {
 struct ListDeleter {
 	void operator()(uda_capability_set_list *l) const { uda_capability_set_list_destroy(l); }
 };
+struct AllocationDeleter {
+	void operator()(uda_allocation *a) const { uda_allocation_destroy(a); }
+};
 using ContextPtr = std::unique_ptr<uda_context, ContextDeleter>;
 using ListPtr = std::unique_ptr<uda_capability_set_list, ListDeleter>;
+using AllocationPtr = std::unique_ptr<uda_allocation, AllocationDeleter>;
 
 /* Core tests run on in-process test devices only: a bare context never
  * loads the backend modules that may be installed on the machine. */
