@@ -159,6 +159,13 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoFormatPropertiesKHR(Vk
 		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
 	if (!(info->imageUsage & VIDEO_USAGES) || !list || !list->profileCount)
 		return VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR;
+	/* Outputs that are reference pictures are asked for as both (the
+	 * spec's rule for DPB_AND_OUTPUT_COINCIDE without DISTINCT). */
+	const VkImageUsageFlags output_and_dpb =
+		VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
+	if (decode_mode() == DECODE_COINCIDE && (info->imageUsage & output_and_dpb) &&
+	    (info->imageUsage & output_and_dpb) != output_and_dpb)
+		return VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR;
 	uint32_t depth = 0;
 	for (uint32_t i = 0; i < list->profileCount; i++) {
 		const VkResult result = mock_video_check_profile(&list->pProfiles[i]);
