@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -459,6 +460,48 @@ TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
 		expect_one_memory(frame.get(), on_gpu, m.size, m.planes[1].offset + 1, 0xa5);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// Decode outputs made, shared and freed from four threads at once: the
+// profile's queries, the image checks and the query cache under load (and
+// under TSan, scripts/tsan.sh).
+TEST_F(VulkanVideo, DecodeOutputsComeAndGoFromManyThreads)
+{
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
+	const Usage sampled(UDA_USAGE_SAMPLED);
+	const uda_device_usage parties[] = {{gpu, &decode.usage}, {gpu, &sampled.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};
+	// One output stays alive throughout. The validation layer (1.3.239,
+	// and its later VideoProfileDesc::Cache alike) finds a cached profile
+	// by raw pointer and revives it with shared_from_this(), which throws
+	// std::bad_weak_ptr when the profile's last image goes on one thread
+	// while another thread looks the profile up. Keeping one image of the
+	// profile keeps its entry alive, as a player keeps its outputs.
+	uda_allocation *keeper_raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &keeper_raw, nullptr, nullptr), UDA_SUCCESS) << error();
+	const AllocationPtr keeper(keeper_raw);
+	const char *rounds_text = std::getenv("UDA_TEST_THREAD_ITERATIONS");
+	const int rounds = rounds_text ? std::atoi(rounds_text) / 4 + 1 : 25;
+	std::vector<std::thread> threads;
+	std::vector<int> failures(4, 0);
+	for (int t = 0; t < 4; t++) {
+		threads.emplace_back([&, t] {
+			for (int round = 0; round < rounds; round++) {
+				uda_allocation *frame = nullptr, *view = nullptr;
+				failures[t] += uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr) != UDA_SUCCESS;
+				const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame,
+				                                           gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+				failures[t] += frame && uda_import_allocation(&import, &view) != UDA_SUCCESS;
+				uda_allocation_destroy(view);
+				uda_allocation_destroy(frame);
+			}
+		});
+	}
+	for (std::thread &thread : threads)
+		thread.join();
+	for (int t = 0; t < 4; t++)
+		EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
 // A set that crossed a process boundary is untrusted: a decode profile in
