@@ -607,9 +607,17 @@ TEST_F(VulkanVideoDriver, EachDecoderMakesAnOutputItsSamplerAndGlImport)
 		const AllocationPtr frame(raw);
 		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
-		std::printf("%s: decode output made: modifier 0x%016llx, %u planes, pitch %llu, %llu bytes\n", info.name,
-		            static_cast<unsigned long long>(modifier_of(frame.get())), m.plane_count,
-		            static_cast<unsigned long long>(m.planes[0].pitch), static_cast<unsigned long long>(m.size));
+		const uda_capability_set_list *set = nullptr;
+		ASSERT_EQ(uda_allocation_get_capability_set(frame.get(), &set), UDA_SUCCESS);
+		uda_capability layout;
+		ASSERT_EQ(uda_capability_set_list_get_layout(set, 0, &layout), UDA_SUCCESS);
+		char tiling[64] = "the driver's own tiling (opaque)";
+		if (layout.name == UDA_CAPABILITY_LAYOUT)
+			std::snprintf(tiling, sizeof(tiling), "modifier 0x%016llx",
+			              static_cast<unsigned long long>(modifier_of(set, 0)));
+		std::printf("%s: decode output made: %s, %u planes, pitch %llu, %llu bytes\n", info.name, tiling,
+		            m.plane_count, static_cast<unsigned long long>(m.planes[0].pitch),
+		            static_cast<unsigned long long>(m.size));
 		for (size_t i = 1; i < parties.size(); i++) {
 			uda_allocation *imported = nullptr;
 			const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
