@@ -163,6 +163,17 @@ protected:
 	}
 
 	std::string error() const { return uda_context_get_error(ctx.get()); }
+
+	// The frame the parties agree on, made by the first that can; null
+	// (and a failure) where none does.
+	AllocationPtr agree_and_allocate(const uda_assertion &a, std::vector<uda_device_usage> parties)
+	{
+		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a,
+		                                   static_cast<uint32_t>(parties.size()), parties.data()};
+		uda_allocation *raw = nullptr;
+		EXPECT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS) << error();
+		return AllocationPtr(raw);
+	}
 };
 
 class VulkanVideo : public VideoContext
@@ -263,14 +274,8 @@ TEST_F(VulkanVideo, ADecoderAndASamplerOfOneGpuKeepItsBlockLinearLayout)
 		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
 		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
 		const Usage sampled(UDA_USAGE_SAMPLED);
-		const uda_device_usage parties[] = {{gpu, &decode.usage}, {gpu, &sampled.usage}};
-		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};
-		uda_allocation *raw = nullptr;
-		uda_capability_set_list *agreed = nullptr;
-		uint32_t index = 0;
-		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &agreed, &index), UDA_SUCCESS) << error();
-		const ListPtr agreed_owner(agreed);
-		const AllocationPtr frame(raw);
+		const AllocationPtr frame = agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}});
+		ASSERT_NE(frame, nullptr);
 		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
 		EXPECT_TRUE(is_block_linear(modifier_of(frame.get()))) << std::hex << modifier_of(frame.get());
@@ -380,15 +385,9 @@ TEST_F(VulkanVideo, ADecoderAGpuAndADisplayAgreeOnOneFrame)
 		const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
 		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
 		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
-		const uda_device_usage parties[] = {
-			{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}};
-		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 3, parties};
-		uda_allocation *raw = nullptr;
-		uda_capability_set_list *agreed = nullptr;
-		uint32_t index = 0;
-		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &agreed, &index), UDA_SUCCESS) << error();
-		const ListPtr agreed_owner(agreed);
-		const AllocationPtr frame(raw);
+		const AllocationPtr frame =
+		        agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+		ASSERT_NE(frame, nullptr);
 		uda_device *allocator = nullptr;
 		uda_allocation_get_device(frame.get(), &allocator);
 		EXPECT_EQ(allocator, gpu) << "the decoder writes it, so the decoder makes it";
@@ -427,12 +426,9 @@ TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
 	{
 		const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
 		const Usage decode(UDA_USAGE_VIDEO_DECODE), sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
-		const uda_device_usage parties[] = {
-			{v4l2_decoder, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}};
-		const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 3, parties};
-		uda_allocation *raw = nullptr;
-		ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS) << error();
-		const AllocationPtr frame(raw);
+		const AllocationPtr frame = agree_and_allocate(
+		        a, {{v4l2_decoder, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+		ASSERT_NE(frame, nullptr);
 		uda_device *maker = nullptr;
 		uda_allocation_get_device(frame.get(), &maker);
 		EXPECT_EQ(maker, v4l2_decoder);
@@ -478,9 +474,8 @@ TEST_F(VulkanVideo, DecodeOutputsComeAndGoFromManyThreads)
 	// std::bad_weak_ptr when the profile's last image goes on one thread
 	// while another thread looks the profile up. Keeping one image of the
 	// profile keeps its entry alive, as a player keeps its outputs.
-	uda_allocation *keeper_raw = nullptr;
-	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &keeper_raw, nullptr, nullptr), UDA_SUCCESS) << error();
-	const AllocationPtr keeper(keeper_raw);
+	const AllocationPtr keeper = agree_and_allocate(a, {parties[0], parties[1]});
+	ASSERT_NE(keeper, nullptr);
 	const char *rounds_text = std::getenv("UDA_TEST_THREAD_ITERATIONS");
 	const int rounds = rounds_text ? std::atoi(rounds_text) / 4 + 1 : 25;
 	std::vector<std::thread> threads;
