@@ -116,7 +116,9 @@ protected:
 			unsetenv("VK_ICD_FILENAMES");
 			setenv("VK_DRIVER_FILES", UDA_TEST_MOCK_VULKAN_ICD, 1);
 			setenv("UDA_DRM_REPLAY", UDA_TEST_DRM_FIXTURE_DIR "/intel-gen9.txt", 1);
-			setenv("UDA_V4L2_REPLAY", UDA_TEST_V4L2_REPLAY_DIR "/bcm2835-codec-decode.v4l2", 1);
+			setenv("UDA_V4L2_REPLAY",
+			       UDA_TEST_V4L2_REPLAY_DIR "/bcm2835-codec-decode.v4l2:" UDA_TEST_V4L2_REPLAY_DIR "/uvc-elp4k.v4l2",
+			       1);
 		}
 		setenv("UDA_VULKAN_VALIDATION", "1", 1);
 		uda_context_create_info info = {};
@@ -182,18 +184,26 @@ protected:
 	uda_device *gpu = nullptr;
 	uda_device *display = nullptr;
 	uda_device *v4l2_decoder = nullptr;
+	uda_device *camera = nullptr;
 
 	void SetUp() override
 	{
 		ASSERT_NO_FATAL_FAILURE(create_context(true));
 		const auto gpus = devices_of(UDA_DEVICE_API_VULKAN), displays = devices_of(UDA_DEVICE_API_DRM);
-		const auto nodes = devices_of(UDA_DEVICE_API_V4L2);
 		ASSERT_EQ(gpus.size(), 1u) << "uda-mock-vulkan did not load, or not alone";
 		ASSERT_EQ(displays.size(), 1u) << "the recorded display did not load";
-		ASSERT_EQ(nodes.size(), 1u) << "the recorded bcm2835-codec decoder did not load";
 		gpu = gpus[0];
 		display = displays[0];
-		v4l2_decoder = nodes[0];
+		for (uda_device *node : devices_of(UDA_DEVICE_API_V4L2)) {
+			uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			ASSERT_EQ(uda_device_get_info(node, &info), UDA_SUCCESS);
+			if (std::strstr(info.name, "decoder"))
+				v4l2_decoder = node;
+			else if (std::strstr(info.name, "camera"))
+				camera = node;
+		}
+		ASSERT_NE(v4l2_decoder, nullptr) << "the recorded bcm2835-codec decoder did not load";
+		ASSERT_NE(camera, nullptr) << "the recorded UVC camera did not load";
 	}
 
 	void TearDown() override
@@ -456,6 +466,39 @@ TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
 		expect_one_memory(frame.get(), on_gpu, m.size, m.planes[1].offset + 1, 0xa5);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// A video call's path: the recorded UVC camera captures 1080p YUYV into
+// buffers of its own, the GPU samples them at the camera's rows (3840
+// bytes, a multiple of its 256), the display scans them out; the same
+// three that test-v4l2-device agrees with a modelled GPU, here with the
+// vulkan backend importing.
+TEST_F(VulkanVideo, ACameraTheGpuAndTheDisplayShareOneFrame)
+{
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_YUYV);
+	const Usage capture(UDA_USAGE_CAMERA_CAPTURE), sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+	const AllocationPtr frame =
+	        agree_and_allocate(a, {{camera, &capture.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+	ASSERT_NE(frame, nullptr);
+	uda_device *maker = nullptr;
+	uda_allocation_get_device(frame.get(), &maker);
+	EXPECT_EQ(maker, camera);
+	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+	EXPECT_EQ(m.planes[0].pitch, 3840u);
+	uda_allocation *on_gpu = nullptr, *on_display = nullptr;
+	const uda_allocation_import_info to_gpu = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(), gpu,
+	                                           UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+	ASSERT_EQ(uda_import_allocation(&to_gpu, &on_gpu), UDA_SUCCESS) << error();
+	const AllocationPtr gpu_view(on_gpu);
+	const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
+	                                               display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
+	ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
+	const AllocationPtr display_view(on_display);
+	uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(on_gpu, &native), UDA_SUCCESS);
+	EXPECT_EQ(native.format, VK_FORMAT_G8B8G8R8_422_UNORM);
+	expect_one_memory(frame.get(), on_gpu, m.size, 3840u * 540u, 0x3c);
 }
 
 // Decode outputs made, shared and freed from four threads at once: the

@@ -18,6 +18,8 @@
 static const struct mock_format formats[] = {
 	{VK_FORMAT_R8G8B8A8_UNORM, 1, {{4, 1, 1}}, 0, COLOR_FEATURES, COLOR_FEATURES, COLOR_FEATURES},
 	{VK_FORMAT_B8G8R8A8_UNORM, 1, {{4, 1, 1}}, 0, COLOR_FEATURES, COLOR_FEATURES, COLOR_FEATURES},
+	/* Packed 4:2:2 (a camera's YUYV), sampled through a conversion. */
+	{VK_FORMAT_G8B8G8R8_422_UNORM, 1, {{2, 1, 1}}, 0, YCBCR_FEATURES, YCBCR_FEATURES, YCBCR_FEATURES},
 	/* Decode outputs: the DPB only in the driver's own tiling; linear
 	 * only for copies, as on NVIDIA. */
 	{VK_FORMAT_G8_B8R8_2PLANE_420_UNORM, 2, {{1, 1, 1}, {2, 2, 2}}, 8,

@@ -8,7 +8,8 @@
  *
  * The answers are modelled, not recorded: NVIDIA's published block-linear
  * modifiers (drm_fourcc.h, DRM_FORMAT_MOD_NVIDIA_BLOCK_LINEAR_2D with the
- * Turing-and-later sector layout and page kind 6), its decode profiles
+ * Turing-and-later sector layout and page kind 6) for RGBA, BGRA, YUYV,
+ * NV12 and P010, its decode profiles
  * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 up to
  * 8192x8192, as vulkaninfo shows them on Ampere), NV12 and P010 outputs.
  * The queues execute nothing: the mock is for negotiation, allocation and
