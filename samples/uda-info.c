@@ -161,8 +161,16 @@ static void print_formats(uda_device *device, const uda_usage *usage, bool json)
 				printf("%s\"0x%016llx\"", m ? ", " : "", (unsigned long long)formats[f].modifiers[m]);
 			printf("]}");
 		} else {
-			printf(" %s%s%s", info.name, formats[f].opaque_layout ? "(opaque" : "(",
-			       formats[f].modifier_count ? (formats[f].opaque_layout ? ",linear)" : "linear)") : ")");
+			/* LINEAR alone says "linear"; other modifiers are counted. */
+			const bool linear_only =
+			        formats[f].modifier_count == 1 && formats[f].modifiers[0] == 0 /* DRM_FORMAT_MOD_LINEAR */;
+			char modifiers[32] = "";
+			if (linear_only)
+				snprintf(modifiers, sizeof(modifiers), "linear");
+			else if (formats[f].modifier_count)
+				snprintf(modifiers, sizeof(modifiers), "%u modifiers", formats[f].modifier_count);
+			printf(" %s(%s%s%s)", info.name, formats[f].opaque_layout ? "opaque" : "",
+			       formats[f].opaque_layout && modifiers[0] ? "," : "", modifiers);
 		}
 	}
 	printf(json ? "]" : (count ? "\n" : " none\n"));
