@@ -150,8 +150,9 @@ void vulkan_query_cache_add(struct vulkan_query_cache *cache, const struct vulka
                             const struct image_support *support);
 
 /* vkGetPhysicalDeviceImageFormatProperties2 for a 2D image of `desc` with
- * memory of `handle`; false where the driver does not support it. The
- * modifier counts only with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
+ * memory of `handle` (and, for a video image, vulkan_video_image_allowed);
+ * false where the driver does not support it. The modifier counts only
+ * with VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT. */
 bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_image_desc *desc,
                         VkExternalMemoryHandleTypeFlagBits handle, struct image_support *out);
 /* The image usage a uda usage needs, and whether it asks for CPU access. */

@@ -118,7 +118,14 @@ bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_
 	};
 	VkExternalImageFormatProperties external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
 	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, .pNext = &external};
-	supported = vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) == VK_SUCCESS;
+	/* A video image also needs its profile, format, tiling and usage to
+	 * be among those the driver lists for decoding (vulkan_video.c): the
+	 * image format query need not check them, and a profile may come
+	 * from another process. Asked here, the answer is cached with the
+	 * rest. */
+	supported = (!(desc->usage & VULKAN_IMAGE_USAGE_VIDEO) ||
+	             (desc->video.operation && vulkan_video_image_allowed(device, desc))) &&
+	            vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) == VK_SUCCESS;
 	out->limits = properties.imageFormatProperties;
 	out->features = external.externalMemoryProperties.externalMemoryFeatures;
 	vulkan_query_cache_add(device->query_cache, desc, handle, supported, out);
@@ -429,9 +436,6 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 		                             assertion->format);
 	const VkFormat vk_format = (VkFormat)format.vk_format;
 	const bool multi_planar = format.plane_count != 1;
-	if (multi_planar && !device->has_drm_modifiers && !device->has_external_memory_fd)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: multi-planar %s needs DRM format modifiers or opaque fds", format.name);
 	VkImageUsageFlags image_usage = 0;
 	bool cpu = false;
 	uda_result result = vulkan_usage_to_image_usage(ctx, usage, &image_usage, &cpu);
@@ -462,16 +466,15 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 			result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
 		if (result == UDA_SUCCESS && (tilings & VULKAN_VIDEO_TILING_OPTIMAL))
 			result = append_optimal_set(device, ctx, assertion, vk_format, format.plane_count, &params, out);
-		return result;
+	} else {
+		/* 0. Every modifier the driver lists for the format and usage,
+		 * over DMA_BUF: explicit layouts any device can import. */
+		if (!cpu && device->has_drm_modifiers)
+			result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
+		/* 1. Optimal tiling, opaque, for devices of this driver. */
+		if (result == UDA_SUCCESS && !cpu)
+			result = append_optimal_set(device, ctx, assertion, vk_format, format.plane_count, &params, out);
 	}
-
-	/* 0. Every modifier the driver lists for the format and usage, over
-	 * DMA_BUF: explicit layouts any device can import. */
-	if (!cpu && device->has_drm_modifiers)
-		result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
-	/* 1. Optimal tiling, opaque, for devices of this driver. */
-	if (result == UDA_SUCCESS && !cpu)
-		result = append_optimal_set(device, ctx, assertion, vk_format, format.plane_count, &params, out);
 	if (multi_planar) {
 		uint32_t count = 0;
 		uda_capability_set_list_get_count(out, &count);

@@ -8,11 +8,6 @@ static bool supported(const struct vulkan_device *device, const struct vulkan_im
                       uint32_t height, VkExternalMemoryHandleTypeFlagBits handle, VkExternalMemoryFeatureFlags features,
                       bool *dedicated_only)
 {
-	/* A profile from another process: the driver need not check it
-	 * against the format, tiling and usage, so it is checked here. */
-	if ((desc->usage & VULKAN_IMAGE_USAGE_VIDEO) &&
-	    (!desc->video.operation || !vulkan_video_image_allowed(device, desc)))
-		return false;
 	struct image_support support;
 	if (!vulkan_query_image(device, desc, handle, &support) ||
 	    support.limits.maxExtent.width < width || support.limits.maxExtent.height < height ||
