@@ -48,15 +48,9 @@ protected:
 	void SetUp() override
 	{
 		use_build_tree_backends();
-		setenv("UDA_VULKAN_VALIDATION", "1", 1);
-		uda_context_create_info info = {};
-		info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
-		info.log_level = UDA_LOG_WARNING;
-		info.log_callback = collect_problems;
-		info.log_user_data = &validation;
-		uda_context *raw = nullptr;
-		ASSERT_EQ(uda_context_create(&info, &raw), UDA_SUCCESS);
-		ctx.reset(raw);
+		ctx = create_validated_context(validation);
+		uda_context *raw = ctx.get();
+		ASSERT_NE(raw, nullptr);
 		uint32_t count = 0;
 		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, nullptr), UDA_SUCCESS);
 		std::vector<uda_device *> devices(count);

@@ -120,15 +120,9 @@ protected:
 			       UDA_TEST_V4L2_REPLAY_DIR "/bcm2835-codec-decode.v4l2:" UDA_TEST_V4L2_REPLAY_DIR "/uvc-elp4k.v4l2",
 			       1);
 		}
-		setenv("UDA_VULKAN_VALIDATION", "1", 1);
-		uda_context_create_info info = {};
-		info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
-		info.log_level = UDA_LOG_WARNING;
-		info.log_callback = collect_problems;
-		info.log_user_data = &log;
-		uda_context *raw = nullptr;
-		ASSERT_EQ(uda_context_create(&info, &raw), UDA_SUCCESS);
-		ctx.reset(raw);
+		ctx = create_validated_context(log);
+		uda_context *raw = ctx.get();
+		ASSERT_NE(raw, nullptr);
 		uint32_t count = 0;
 		ASSERT_EQ(uda_context_enumerate_devices(raw, &count, nullptr), UDA_SUCCESS);
 		devices.resize(count);
