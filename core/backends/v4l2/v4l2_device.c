@@ -281,6 +281,15 @@ static void v4l2_free(void *data, void *allocation)
 /* Puts the negotiated format on the queue of the backend's fd, unless it
  * is there: buffers are made for the queue's format, which a queue
  * holding buffers keeps (EBUSY). The driver's answer must be the set's. */
+/* Whether a queue's format is the one wanted, in one buffer of at least
+ * `sizeimage` bytes. */
+static bool format_holds(const struct v4l2_format *format, const struct v4l2_format_view *wanted, uint32_t sizeimage)
+{
+	const struct v4l2_format_view got = v4l2_format_read(format);
+	return got.pixelformat == wanted->pixelformat && got.width == wanted->width && got.height == wanted->height &&
+	       got.num_planes == 1 && got.bytesperline == wanted->bytesperline && got.sizeimage >= sizeimage;
+}
+
 static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx, uint32_t width, uint32_t height,
                                    const struct v4l2_queue_params *params, struct v4l2_format *out)
 {
@@ -288,10 +297,7 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {
-		const struct v4l2_format_view current = v4l2_format_read(out);
-		if (current.pixelformat == wanted.pixelformat && current.width == width && current.height == height &&
-		    current.num_planes == 1 && current.bytesperline == wanted.bytesperline &&
-		    current.sizeimage >= params->sizeimage)
+		if (format_holds(out, &wanted, params->sizeimage))
 			return UDA_SUCCESS;
 	}
 	v4l2_format_build(out, params->type, &wanted);
@@ -299,9 +305,7 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "v4l2: %s: VIDIOC_S_FMT: %s%s", device->path,
 		                             strerror(errno),
 		                             errno == EBUSY ? " (the queue holds buffers of another format)" : "");
-	const struct v4l2_format_view set = v4l2_format_read(out);
-	if (set.pixelformat != wanted.pixelformat || set.width != width || set.height != height ||
-	    set.num_planes != 1 || set.bytesperline != wanted.bytesperline || set.sizeimage < params->sizeimage)
+	if (!format_holds(out, &wanted, params->sizeimage))
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
 		                             "v4l2: %s: VIDIOC_S_FMT set another format than VIDIOC_TRY_FMT answered",
 		                             device->path);
