@@ -48,25 +48,12 @@ static const struct {
 	{"video-encode", UDA_USAGE_VIDEO_ENCODE},
 };
 
-static const struct {
-	const char *name;
-	uda_video_codec codec;
-} codec_names[] = {
-	{"h264", UDA_VIDEO_CODEC_H264}, {"h265", UDA_VIDEO_CODEC_H265}, {"vp8", UDA_VIDEO_CODEC_VP8},
-	{"vp9", UDA_VIDEO_CODEC_VP9},   {"av1", UDA_VIDEO_CODEC_AV1},   {"mpeg2", UDA_VIDEO_CODEC_MPEG2},
-	{"jpeg", UDA_VIDEO_CODEC_JPEG},
-};
-
 /* "CODEC" or "CODEC:PROFILE" after a video usage's name. */
 static bool parse_profile(const char *text, uda_video_profile *out)
 {
 	*out = (uda_video_profile){0};
 	const char *colon = strchr(text, ':');
-	const size_t length = colon ? (size_t)(colon - text) : strlen(text);
-	for (size_t i = 0; i < sizeof(codec_names) / sizeof(codec_names[0]); i++) {
-		if (strlen(codec_names[i].name) == length && strncmp(codec_names[i].name, text, length) == 0)
-			out->codec = codec_names[i].codec;
-	}
+	out->codec = codec_from_name(text, colon ? (size_t)(colon - text) : strlen(text));
 	char end;
 	return out->codec && (!colon || (colon[1] != '-' && sscanf(colon + 1, "%u%c", &out->profile, &end) == 1));
 }

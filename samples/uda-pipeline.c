@@ -11,8 +11,9 @@
  *
  * Devices are the machine's own: the first V4L2 camera or decoder (or the
  * one whose name contains NAME), the first Vulkan (else GL) device, the
- * first DRM display. --codec makes the source a decoder of that bitstream:
- * a V4L2 decoder or a Vulkan device with a video decode queue. --recorded replays the recorded drivers of DIR
+ * first DRM display. --codec makes the source a decoder of that
+ * bitstream: a V4L2 decoder or a Vulkan device with a video decode queue.
+ * --recorded replays the recorded drivers of DIR
  * (*.v4l2, tests/backends/v4l2-fixtures/replay) in place of /dev/video*,
  * through UDA_V4L2_REPLAY; --recorded-display a recorded display
  * (tests/backends/drm-fixtures) in place of /dev/dri, through
@@ -311,10 +312,8 @@ static int parse_options(int argc, char **argv, struct options *options)
 			options->recorded_display = optarg;
 			break;
 		case 'c':
-			options->profile.codec = strcmp(optarg, "h264") == 0   ? UDA_VIDEO_CODEC_H264
-			                         : strcmp(optarg, "h265") == 0 ? UDA_VIDEO_CODEC_H265
-			                                                       : 0;
-			if (!options->profile.codec) {
+			options->profile.codec = codec_from_name(optarg, strlen(optarg));
+			if (options->profile.codec != UDA_VIDEO_CODEC_H264 && options->profile.codec != UDA_VIDEO_CODEC_H265) {
 				fprintf(stderr, "uda-pipeline: --codec h264 or h265\n");
 				return 2;
 			}

@@ -162,3 +162,20 @@ uint32_t format_from_name(const char *name)
 	free(fourccs);
 	return found;
 }
+
+uint32_t codec_from_name(const char *name, size_t length)
+{
+	static const struct {
+		const char *name;
+		uda_video_codec codec;
+	} codecs[] = {
+		{"h264", UDA_VIDEO_CODEC_H264}, {"h265", UDA_VIDEO_CODEC_H265}, {"vp8", UDA_VIDEO_CODEC_VP8},
+		{"vp9", UDA_VIDEO_CODEC_VP9},   {"av1", UDA_VIDEO_CODEC_AV1},   {"mpeg2", UDA_VIDEO_CODEC_MPEG2},
+		{"jpeg", UDA_VIDEO_CODEC_JPEG},
+	};
+	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
+		if (strlen(codecs[i].name) == length && strncmp(codecs[i].name, name, length) == 0)
+			return codecs[i].codec;
+	}
+	return 0;
+}

@@ -20,5 +20,8 @@ void print_json_string(FILE *f, const char *s);
 
 /* Looks a fourcc up by its table name ("XRGB8888"); 0 if unknown. */
 uint32_t format_from_name(const char *name);
+/* A uda_video_codec by its short name ("h264", "vp9"), the first `length`
+ * characters of `name`; 0 if unknown. */
+uint32_t codec_from_name(const char *name, size_t length);
 
 #endif
