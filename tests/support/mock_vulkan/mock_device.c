@@ -37,7 +37,7 @@ struct mock_fence {
 };
 
 struct mock_command_pool {
-	int unused;
+	struct mock_command_buffer *buffers;
 };
 
 static const uint32_t device_local_types = 1u << 0;
@@ -481,10 +481,23 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateCommandPool(VkDevice device, const VkC
 	return VK_SUCCESS;
 }
 
+static void free_command_buffer(struct mock_command_buffer *buffer)
+{
+	*buffer->previous_next = buffer->next;
+	if (buffer->next)
+		buffer->next->previous_next = buffer->previous_next;
+	free(buffer);
+}
+
 VKAPI_ATTR void VKAPI_CALL mock_DestroyCommandPool(VkDevice device, VkCommandPool pool,
                                                    const VkAllocationCallbacks *allocator)
 {
-	free((struct mock_command_pool *)pool);
+	struct mock_command_pool *mock_pool = (struct mock_command_pool *)pool;
+	if (!mock_pool)
+		return;
+	while (mock_pool->buffers)
+		free_command_buffer(mock_pool->buffers);
+	free(mock_pool);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_ResetCommandPool(VkDevice device, VkCommandPool pool,
@@ -496,14 +509,20 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_ResetCommandPool(VkDevice device, VkCommandP
 VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
                                                            VkCommandBuffer *out)
 {
+	struct mock_command_pool *pool = (struct mock_command_pool *)info->commandPool;
 	for (uint32_t i = 0; i < info->commandBufferCount; i++) {
 		struct mock_command_buffer *buffer = calloc(1, sizeof(*buffer));
 		if (!buffer) {
 			for (uint32_t j = 0; j < i; j++)
-				free((struct mock_command_buffer *)out[j]);
+				free_command_buffer((struct mock_command_buffer *)out[j]);
 			return VK_ERROR_OUT_OF_HOST_MEMORY;
 		}
 		set_loader_magic_value(buffer);
+		buffer->next = pool->buffers;
+		buffer->previous_next = &pool->buffers;
+		if (pool->buffers)
+			pool->buffers->previous_next = &buffer->next;
+		pool->buffers = buffer;
 		out[i] = (VkCommandBuffer)buffer;
 	}
 	return VK_SUCCESS;
@@ -512,8 +531,10 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, cons
 VKAPI_ATTR void VKAPI_CALL mock_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
                                                    const VkCommandBuffer *buffers)
 {
-	for (uint32_t i = 0; i < count; i++)
-		free((struct mock_command_buffer *)buffers[i]);
+	for (uint32_t i = 0; i < count; i++) {
+		if (buffers[i])
+			free_command_buffer((struct mock_command_buffer *)buffers[i]);
+	}
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_BeginCommandBuffer(VkCommandBuffer buffer, const VkCommandBufferBeginInfo *info)
@@ -524,6 +545,23 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_BeginCommandBuffer(VkCommandBuffer buffer, c
 VKAPI_ATTR VkResult VKAPI_CALL mock_EndCommandBuffer(VkCommandBuffer buffer)
 {
 	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_ResetCommandBuffer(VkCommandBuffer buffer, VkCommandBufferResetFlags flags)
+{
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_CmdClearColorImage(VkCommandBuffer buffer, VkImage image, VkImageLayout layout,
+                                                   const VkClearColorValue *colour, uint32_t range_count,
+                                                   const VkImageSubresourceRange *ranges)
+{
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_CmdBlitImage(VkCommandBuffer buffer, VkImage source, VkImageLayout source_layout,
+                                             VkImage destination, VkImageLayout destination_layout, uint32_t count,
+                                             const VkImageBlit *regions, VkFilter filter)
+{
 }
 
 VKAPI_ATTR void VKAPI_CALL mock_CmdPipelineBarrier(VkCommandBuffer buffer, VkPipelineStageFlags src,

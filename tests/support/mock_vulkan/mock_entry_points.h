@@ -14,6 +14,8 @@
 	X(BindBufferMemory2)                                                                                           \
 	X(BindImageMemory)                                                                                             \
 	X(BindImageMemory2)                                                                                            \
+	X(CmdBlitImage)                                                                                                \
+	X(CmdClearColorImage)                                                                                          \
 	X(CmdCopyBufferToImage)                                                                                        \
 	X(CmdCopyImage)                                                                                                \
 	X(CmdCopyImageToBuffer)                                                                                        \
@@ -76,6 +78,7 @@
 	X(QueueSubmit)                                                                                                 \
 	X(QueueSubmit2)                                                                                                \
 	X(QueueWaitIdle)                                                                                               \
+	X(ResetCommandBuffer)                                                                                          \
 	X(ResetCommandPool)                                                                                            \
 	X(ResetFences)                                                                                                 \
 	X(UnmapMemory)                                                                                                 \

@@ -66,6 +66,8 @@ struct mock_device {
 
 struct mock_command_buffer {
 	VK_LOADER_DATA loader;
+	/* The pool's list: destroying a pool frees what it allocated. */
+	struct mock_command_buffer *next, **previous_next;
 };
 
 /* A format the mock knows: its planes, and what its tilings allow. */
