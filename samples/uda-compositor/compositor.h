@@ -4,7 +4,8 @@
  * output image without copying the zero-copy ones, and writes chosen
  * frames as PNG files.
  *
- * Files, one job each: main.c (options, start, the loop), output.c (the
+ * Files, one job each: main.c (options, the socket, the loop),
+ * compositor.c (start and end, without a socket), output.c (the
  * repaint: layout, frame callbacks, saved frames), surface.c
  * (wl_compositor, wl_surface, wl_region), xdg_shell.c, buffer.c (the
  * buffers clients attach), uda_allocation.c (uda's protocol),
@@ -166,6 +167,15 @@ const uda_capability_set_list *compositor_reader_sets(const struct compositor *c
 bool output_init(struct compositor *compositor);
 void output_finish(struct compositor *compositor);
 void output_schedule_repaint(struct compositor *compositor);
+
+/* ---- compositor.c ---- */
+/* The context, renderer, display and globals for `compositor->options`;
+ * false with the reason printed (compositor_finish still to be called).
+ * No socket: the caller adds one, or connects clients itself. */
+bool compositor_start(struct compositor *compositor);
+/* Destroys the clients and everything compositor_start made; accepts a
+ * compositor whose start failed part way. */
+void compositor_finish(struct compositor *compositor);
 
 double compositor_now_ms(void);
 /* The handler of every destructor request (destroy, release): the
