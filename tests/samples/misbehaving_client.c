@@ -167,10 +167,13 @@ static size_t real_metadata(uint8_t *out, size_t capacity, int *out_fd)
 		const uda_device_usage entry = {devices[i], &usage};
 		const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, NULL, &assertion, 1, &entry};
 		uda_allocation *allocation = NULL;
+		/* The handle the set names: OPAQUE_FD on lavapipe, a DMA-BUF on
+		 * a GPU with modifiers. */
+		uda_handle_type handle = UDA_HANDLE_TYPE_OPAQUE_FD;
 		if (uda_negotiate_allocate(ctx, &negotiation, &allocation, NULL, NULL) != UDA_SUCCESS ||
-		    uda_allocation_export(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, out_fd) != UDA_SUCCESS ||
-		    uda_allocation_serialize_metadata(allocation, UDA_HANDLE_TYPE_OPAQUE_FD, out, capacity, &size) !=
-		            UDA_SUCCESS)
+		    (uda_allocation_export(allocation, handle, out_fd) != UDA_SUCCESS &&
+		     uda_allocation_export(allocation, handle = UDA_HANDLE_TYPE_DMA_BUF, out_fd) != UDA_SUCCESS) ||
+		    uda_allocation_serialize_metadata(allocation, handle, out, capacity, &size) != UDA_SUCCESS)
 			size = 0;
 		uda_allocation_destroy(allocation);
 	}
