@@ -13,7 +13,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(capability_set_list allocation_metadata backend_manifest import drm_in_formats layer_pnext
-	dmabuf_feedback dmabuf_import v4l2_driver vulkan_image_params)
+	dmabuf_feedback dmabuf_import v4l2_driver vulkan_image_params compositor_requests)
 
 if ! command -v clang >/dev/null || ! dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1; then
 	export DEBIAN_FRONTEND=noninteractive
