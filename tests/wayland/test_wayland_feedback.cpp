@@ -416,6 +416,30 @@ TEST_F(FeedbackEvents, RepeatedIndicesAreKeptOnce)
 	EXPECT_EQ(receiver.current.tranches[0].pair_count, 3u);
 }
 
+// The compositor keeps the table's file and may shrink it after sending
+// it (nothing makes it seal the file): the receiver reads what it was
+// sent, never past the file's new end (a mapping would raise SIGBUS in
+// the client).
+TEST_F(FeedbackEvents, ATableShrunkAfterItWasSentIsReadAsSent)
+{
+	const size_t size = table.size() * sizeof(feedback_table_entry);
+	const int compositor_fd = table_fd(table, size);
+	feedback_receiver_format_table(&receiver, dup(compositor_fd), static_cast<uint32_t>(size));
+	ASSERT_EQ(ftruncate(compositor_fd, 0), 0);
+	close(compositor_fd);
+	const dev_t main = makedev(226, 128);
+	feedback_receiver_main_device(&receiver, &main, sizeof(main));
+	feedback_receiver_tranche_target_device(&receiver, &main, sizeof(main));
+	const uint16_t indices[] = {2, 1};
+	feedback_receiver_tranche_formats(&receiver, indices, sizeof(indices));
+	feedback_receiver_tranche_done(&receiver);
+	feedback_receiver_done(&receiver);
+	ASSERT_TRUE(receiver.received);
+	ASSERT_EQ(receiver.current.tranches[0].pair_count, 2u);
+	EXPECT_EQ(receiver.current.tranches[0].pairs[0].format, DRM_FORMAT_ARGB8888);
+	EXPECT_EQ(receiver.current.tranches[0].pairs[1].modifier, I915_FORMAT_MOD_X_TILED);
+}
+
 TEST_F(FeedbackEvents, FormatsBeforeAnyTableBreakTheFeedback)
 {
 	uint16_t index = 0;

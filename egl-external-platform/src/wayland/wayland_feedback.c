@@ -2,11 +2,10 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wayland_feedback.h"
+#include "wayland_file.h"
 
 void feedback_init(struct feedback *feedback)
 {
@@ -159,8 +158,7 @@ static void close_tranche(struct feedback_receiver *receiver)
 
 static void drop_table(struct feedback_receiver *receiver)
 {
-	if (receiver->table)
-		munmap((void *)receiver->table, receiver->table_size);
+	free((void *)receiver->table);
 	receiver->table = NULL;
 	receiver->table_size = 0;
 }
@@ -181,21 +179,16 @@ void feedback_receiver_format_table(struct feedback_receiver *receiver, int fd, 
 	free(receiver->tranche_seen);
 	receiver->tranche_seen = NULL;
 	drop_table(receiver);
-	struct stat st;
-	/* The file must hold what the compositor says it holds: a mapping
-	 * past a file's end faults when read. */
-	if (size == 0 || size % sizeof(struct feedback_table_entry) != 0 || size > FEEDBACK_MAX_TABLE_BYTES ||
-	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)size) {
+	/* Copied rather than mapped (MAP_PRIVATE, as the protocol asks of
+	 * clients, still faults past a shrunk file's end). */
+	void *table = size % sizeof(struct feedback_table_entry) == 0
+	                      ? wayland_file_copy(fd, size, FEEDBACK_MAX_TABLE_BYTES)
+	                      : NULL;
+	if (!table) {
 		receiver->broken = true;
 	} else {
-		/* MAP_PRIVATE, as the protocol asks of clients. */
-		void *table = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (table == MAP_FAILED) {
-			receiver->broken = true;
-		} else {
-			receiver->table = table;
-			receiver->table_size = size;
-		}
+		receiver->table = table;
+		receiver->table_size = size;
 	}
 	if (fd >= 0)
 		close(fd);

@@ -79,7 +79,7 @@ struct feedback_table_entry {
 
 struct feedback_receiver {
 	struct feedback pending, current;
-	const struct feedback_table_entry *table; /* the compositor's, mapped */
+	const struct feedback_table_entry *table; /* a copy of the compositor's */
 	uint32_t table_size;
 	bool tranche_open;
 	uint8_t *tranche_seen; /* a bit per table entry: in the open tranche */

@@ -1,9 +1,9 @@
 /* uda_surface_sets_v1 events into capability set lists (wayland_uda_sets.h). */
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "wayland_file.h"
 #include "wayland_uda_sets.h"
 
 static void clear(struct uda_sets_entry *entries, uint32_t *count)
@@ -27,17 +27,13 @@ void uda_sets_receiver_finish(struct uda_sets_receiver *receiver)
 
 static uda_capability_set_list *read_sets(uda_context *context, int fd, uint32_t size)
 {
-	struct stat st;
-	if (size == 0 || size > UDA_MAX_SERIALIZED_SIZE || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)size)
-		return NULL;
-	void *bytes = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (bytes == MAP_FAILED)
+	void *bytes = wayland_file_copy(fd, size, UDA_MAX_SERIALIZED_SIZE);
+	if (!bytes)
 		return NULL;
 	uda_capability_set_list *sets = NULL;
 	if (uda_capability_set_list_deserialize(context, bytes, size, &sets) != UDA_SUCCESS)
 		sets = NULL;
-	munmap(bytes, size);
+	free(bytes);
 	return sets;
 }
 
