@@ -17,7 +17,7 @@ import sys
 DISPLAY, REGISTRY = 0, 1
 # uda-compositor's globals in the order it creates them, with versions.
 GLOBALS = {"wl_compositor": (0, 4), "xdg_wm_base": (1, 2), "wl_shm": (2, 1), "wl_output": (3, 3),
-           "zwp_linux_dmabuf_v1": (4, 3), "uda_allocation_manager_v1": (5, 1)}
+           "zwp_linux_dmabuf_v1": (4, 4), "uda_allocation_manager_v1": (5, 1)}
 # Dictionary indices (make_real_buffers): the fixed entries, then pitch,
 # offset, modifier high and low of each real buffer.
 D_WIDTH, D_HEIGHT, D_STRIDE, D_ABGR8888 = 6, 7, 8, 12
@@ -88,14 +88,18 @@ def show(script, surface, buffer):
     script.wait()
 
 
+def shm_buffer(script, shm_format):
+    """A wl_shm buffer of the output's size in a pool of its own."""
+    shm = script.bind("wl_shm")
+    size = 64 * 48 * 4
+    pool = script.make("wl_shm_pool", shm, 0, bytes([2, size >> 8]), raw(size))
+    return script.make("wl_buffer", pool, 0, small(0), D_WIDTH, D_HEIGHT, D_STRIDE, small(shm_format))
+
+
 def shm_window():
     s = Script()
     surface = toplevel(s)
-    shm = s.bind("wl_shm")
-    size = 64 * 48 * 4
-    pool = s.make("wl_shm_pool", shm, 0, bytes([2, size >> 8]), raw(size))
-    buffer = s.make("wl_buffer", pool, 0, small(0), D_WIDTH, D_HEIGHT, D_STRIDE, small(1))  # XRGB8888
-    show(s, surface, buffer)
+    show(s, surface, shm_buffer(s, 1))  # XRGB8888
     return s.bytes
 
 
@@ -128,11 +132,23 @@ def dmabuf_window():
     return s.bytes
 
 
+def dmabuf_feedback():
+    """The default feedback and a surface's (version 4), then a window."""
+    s = Script()
+    surface = toplevel(s)
+    dmabuf = s.bind("zwp_linux_dmabuf_v1")
+    s.make("zwp_linux_dmabuf_feedback_v1", dmabuf, 2)  # get_default_feedback
+    s.make("zwp_linux_dmabuf_feedback_v1", dmabuf, 3, s.nth("wl_surface", surface))  # get_surface_feedback
+    s.wait()
+    show(s, surface, shm_buffer(s, 0))  # ARGB8888
+    return s.bytes
+
+
 def main():
     folder = sys.argv[1]
     os.makedirs(folder, exist_ok=True)
     for name, script in (("shm-window", shm_window()), ("uda-window", uda_window()),
-                         ("dmabuf-window", dmabuf_window())):
+                         ("dmabuf-window", dmabuf_window()), ("dmabuf-feedback", dmabuf_feedback())):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(script)
 

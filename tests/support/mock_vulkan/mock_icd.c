@@ -21,6 +21,7 @@ static const uint8_t driver_uuid[VK_UUID_SIZE] = {0x75, 0x64, 0x61, 0x2d, 0x6d, 
 static const VkExtensionProperties device_extensions[] = {
 	{VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_SPEC_VERSION},
 	{VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME, VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_SPEC_VERSION},
+	{VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME, VK_EXT_PHYSICAL_DEVICE_DRM_SPEC_VERSION},
 	{VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_MEMORY_FD_SPEC_VERSION},
 	{VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME, VK_KHR_SYNCHRONIZATION_2_SPEC_VERSION},
 	{VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME, VK_KHR_VIDEO_DECODE_H264_SPEC_VERSION},
@@ -230,6 +231,14 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties2(VkPhysicalDevice ph
 			VkPhysicalDeviceMaintenance3Properties *p = (VkPhysicalDeviceMaintenance3Properties *)s;
 			p->maxMemoryAllocationSize = 1ull << 36;
 			p->maxPerSetDescriptors = 1024;
+			break;
+		}
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRM_PROPERTIES_EXT: {
+			VkPhysicalDeviceDrmPropertiesEXT *p = (VkPhysicalDeviceDrmPropertiesEXT *)s;
+			p->hasPrimary = VK_FALSE;
+			p->hasRender = VK_TRUE;
+			p->renderMajor = MOCK_RENDER_MAJOR;
+			p->renderMinor = MOCK_RENDER_MINOR;
 			break;
 		}
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES: {

@@ -11,7 +11,12 @@
  * Turing-and-later sector layout and page kind 6) for RGBA, BGRA, YUYV,
  * NV12 and P010, its decode profiles
  * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 up to
- * 8192x8192, as vulkaninfo shows them on Ampere), NV12 and P010 outputs.
+ * 8192x8192, as vulkaninfo shows them on Ampere), NV12 and P010 outputs,
+ * and a DRM render node (VK_EXT_physical_device_drm, as NVIDIA's driver
+ * reports with nvidia-drm loaded) that no real device has: MOCK_RENDER_MINOR,
+ * past the 64 render minors the kernel hands out from 128, so a compositor
+ * on the mock sends linux-dmabuf version 4 and no real node is mistaken
+ * for it.
  * The queues execute nothing: the mock is for negotiation, allocation and
  * import, and the memory's bytes, not for decoding. UDA_MOCK_VULKAN_DECODE
  * (mock_video.c) switches how its decoder writes pictures, as drivers
@@ -26,6 +31,8 @@
 #include <vulkan/vulkan.h>
 
 #define MOCK_MAX_PLANES 3
+#define MOCK_RENDER_MAJOR 226u
+#define MOCK_RENDER_MINOR 250u
 #define MOCK_MEMORY_ALIGNMENT 4096u
 /* NVIDIA's linear pitch: 256 bytes, what its display engine scans out. */
 #define MOCK_LINEAR_PITCH_ALIGNMENT 256u
