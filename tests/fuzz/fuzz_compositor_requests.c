@@ -9,13 +9,15 @@
  * compositor's repaint timer run. A request goes to one of the objects the
  * client holds (wl_display, registries, whatever requests and events made)
  * and its arguments are read from the script by the request's signature,
- * so every handler is reached with every argument the protocol allows:
+ * so every handler is reached with any arguments its signature allows:
  * integers from a dictionary of sizes, strides, formats and modifiers
  * that matter here, or raw; objects of the right interface or not; fds of
  * real allocations of the GPU (as OPAQUE_FD and as DMA-BUF, with their
- * real metadata, which the script may corrupt), memfds of any size, pipes
- * and /dev/null. The client's own libwayland marshals them, as any client
- * would.
+ * real metadata, which the script may corrupt), memfds of 0 to 64 KiB
+ * (sealed or not), pipes and /dev/null. The client's own libwayland
+ * marshals them, as any client would: what libwayland-server itself
+ * refuses (unknown opcodes or objects, requests newer than the object)
+ * is left to it.
  *
  * Whatever the client does, the compositor must neither crash nor leak:
  * once the client is gone, no surface, window or client may be left, and
@@ -82,6 +84,14 @@ struct script {
 static uint8_t next_byte(struct script *s)
 {
 	return s->at < s->size ? s->data[s->at++] : 0;
+}
+
+/* High byte first; two statements, as C leaves the order of two calls in
+ * one expression open. */
+static uint16_t next_u16(struct script *s)
+{
+	const uint16_t high = next_byte(s);
+	return (uint16_t)(high << 8 | next_byte(s));
 }
 
 static uint32_t next_raw_u32(struct script *s)
@@ -264,11 +274,11 @@ static void next_array(struct script *s, struct wl_array *array, uint8_t *storag
 		size = real->metadata_size;
 		memcpy(storage, real->metadata, size);
 		for (unsigned changes = next_byte(s) % 4; changes && size; changes--) {
-			const size_t at = (next_byte(s) << 8 | next_byte(s)) % size;
+			const size_t at = next_u16(s) % size;
 			storage[at] ^= next_byte(s);
 		}
 		if (kind & 8)
-			size = (next_byte(s) << 8 | next_byte(s)) % (size + 1); /* cut short */
+			size = next_u16(s) % (size + 1); /* cut short */
 	} else {
 		size = next_byte(s);
 		for (size_t i = 0; i < size && i < capacity; i++)
@@ -422,6 +432,8 @@ static void run_script(const uint8_t *data, size_t size)
 {
 	struct compositor *compositor = &harness->compositor;
 	struct session session = {.script = {data, size, 0}};
+	/* An input behaves alone as it did among others. */
+	harness->last_serial = 0;
 	int sockets[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
 		abort();
@@ -475,6 +487,7 @@ static bool keep_real_buffer(struct real_buffer *real, const uda_assertion *asse
 		uda_allocation *allocation = NULL;
 		uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 		uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+		real->fd = -1;
 		const bool kept =
 		        uda_allocate(&info, &allocation) == UDA_SUCCESS &&
 		        uda_allocation_serialize_metadata(allocation, handle_type, real->metadata, sizeof(real->metadata),
@@ -482,8 +495,11 @@ static bool keep_real_buffer(struct real_buffer *real, const uda_assertion *asse
 		        uda_allocation_export(allocation, handle_type, &real->fd) == UDA_SUCCESS &&
 		        uda_allocation_get_metadata(allocation, &m) == UDA_SUCCESS;
 		uda_allocation_destroy(allocation);
-		if (!kept)
+		if (!kept) {
+			if (real->fd >= 0)
+				close(real->fd);
 			continue;
+		}
 		uda_capability_set_list_get_modifier(sets, i, &modifier);
 		uint32_t *d = harness->dictionary;
 		d[harness->dictionary_count++] = m.planes[0].pitch;

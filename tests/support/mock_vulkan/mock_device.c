@@ -2,6 +2,7 @@
  * memfds that leave as OPAQUE_FD or DMA_BUF and come back the same way,
  * and queues that accept work and do nothing with it. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +39,7 @@ struct mock_fence {
 
 struct mock_command_pool {
 	struct mock_command_buffer *buffers;
+	VkCommandPoolCreateFlags flags;
 };
 
 static const uint32_t device_local_types = 1u << 0;
@@ -477,6 +479,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateCommandPool(VkDevice device, const VkC
 	struct mock_command_pool *pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	pool->flags = info->flags;
 	*out = (VkCommandPool)pool;
 	return VK_SUCCESS;
 }
@@ -515,9 +518,12 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, cons
 		if (!buffer) {
 			for (uint32_t j = 0; j < i; j++)
 				free_command_buffer((struct mock_command_buffer *)out[j]);
+			for (uint32_t j = 0; j < info->commandBufferCount; j++)
+				out[j] = VK_NULL_HANDLE; /* as the spec asks of a failed call */
 			return VK_ERROR_OUT_OF_HOST_MEMORY;
 		}
 		set_loader_magic_value(buffer);
+		buffer->resettable = pool->flags & VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
 		buffer->next = pool->buffers;
 		buffer->previous_next = &pool->buffers;
 		if (pool->buffers)
@@ -549,6 +555,13 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EndCommandBuffer(VkCommandBuffer buffer)
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_ResetCommandBuffer(VkCommandBuffer buffer, VkCommandBufferResetFlags flags)
 {
+	/* Undefined behaviour on a driver; where no validation layer runs
+	 * (the fuzz targets) the mock says so itself. */
+	if (!((struct mock_command_buffer *)buffer)->resettable) {
+		fprintf(stderr, "uda-mock-vulkan: VUID-vkResetCommandBuffer-commandBuffer-00046: the command buffer's pool "
+		                "lacks VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT\n");
+		abort();
+	}
 	return VK_SUCCESS;
 }
 

@@ -75,6 +75,7 @@ struct mock_command_buffer {
 	VK_LOADER_DATA loader;
 	/* The pool's list: destroying a pool frees what it allocated. */
 	struct mock_command_buffer *next, **previous_next;
+	bool resettable; /* its pool has VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT */
 };
 
 /* A format the mock knows: its planes, and what its tilings allow. */
