@@ -584,7 +584,9 @@ static void get_surface_feedback(struct wl_client *client, struct wl_resource *r
 	get_feedback(client, resource, id);
 }
 
-/* Nothing here imports a DMA-BUF: every buffer fails. */
+/* DMA-BUFs are taken without a look (nothing here reads pixels), so that
+ * a client whose GPU makes them (on the hardware run) goes on through
+ * linux-dmabuf after the feedback lied. */
 static void params_add(struct wl_client *client, struct wl_resource *resource, int32_t fd, uint32_t plane_idx,
                        uint32_t offset, uint32_t stride, uint32_t modifier_hi, uint32_t modifier_lo)
 {
@@ -592,18 +594,33 @@ static void params_add(struct wl_client *client, struct wl_resource *resource, i
 	close(fd);
 }
 
+static const struct wl_buffer_interface buffer_impl = {.destroy = destroy_request};
+
+static struct wl_resource *take_buffer(struct wl_client *client, uint32_t id)
+{
+	struct wl_resource *buffer = wl_resource_create(client, &wl_buffer_interface, 1, id);
+	if (!buffer) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(buffer, &buffer_impl, NULL, NULL);
+	return buffer;
+}
+
 static void params_create(struct wl_client *client, struct wl_resource *resource, int32_t width, int32_t height,
                           uint32_t format, uint32_t flags)
 {
-	(void)client, (void)width, (void)height, (void)format, (void)flags;
-	zwp_linux_buffer_params_v1_send_failed(resource);
+	(void)width, (void)height, (void)format, (void)flags;
+	struct wl_resource *buffer = take_buffer(client, 0);
+	if (buffer)
+		zwp_linux_buffer_params_v1_send_created(resource, buffer);
 }
 
 static void params_create_immed(struct wl_client *client, struct wl_resource *resource, uint32_t id, int32_t width,
                                 int32_t height, uint32_t format, uint32_t flags)
 {
-	(void)client, (void)id, (void)width, (void)height, (void)format, (void)flags;
-	wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER, "nothing imports here");
+	(void)resource, (void)width, (void)height, (void)format, (void)flags;
+	take_buffer(client, id);
 }
 
 static const struct zwp_linux_buffer_params_v1_interface params_impl = {
