@@ -170,6 +170,21 @@ protected:
 		EXPECT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, nullptr, nullptr), UDA_SUCCESS) << error();
 		return AllocationPtr(raw);
 	}
+
+	// A read-only import of `frame` on `device`, through `handle` (NONE:
+	// whichever the frame's set names); null where the device refuses it
+	// (error() says why). The result and the allocation must agree.
+	AllocationPtr import_read_only(uda_allocation *frame, uda_device *device,
+	                               uda_handle_type handle = UDA_HANDLE_TYPE_NONE)
+	{
+		const uda_allocation_import_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame, device,
+		                                         handle, UDA_IMPORT_READ_ONLY};
+		uda_allocation *raw = nullptr;
+		const uda_result result = uda_import_allocation(&info, &raw);
+		EXPECT_EQ(result == UDA_SUCCESS, raw != nullptr) << "a result of " << result << " with allocation " << raw;
+		AllocationPtr view(raw);
+		return result == UDA_SUCCESS ? std::move(view) : nullptr;
+	}
 };
 
 class VulkanVideo : public VideoContext
@@ -288,13 +303,10 @@ TEST_F(VulkanVideo, ADecoderAndASamplerOfOneGpuKeepItsBlockLinearLayout)
 
 		// The sampler's import is an image made for the decoder's
 		// profile too: without it, validation fails the test.
-		uda_allocation *imported = nullptr;
-		const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
-		                                           gpu, UDA_HANDLE_TYPE_DMA_BUF, UDA_IMPORT_READ_ONLY};
-		ASSERT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
-		const AllocationPtr sampler_view(imported);
+		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu, UDA_HANDLE_TYPE_DMA_BUF);
+		ASSERT_NE(sampler_view, nullptr) << error();
 		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
-		ASSERT_EQ(uda_allocation_get_native(imported, &native), UDA_SUCCESS);
+		ASSERT_EQ(uda_allocation_get_native(sampler_view.get(), &native), UDA_SUCCESS);
 		EXPECT_EQ(native.format, VK_FORMAT_G8_B8R8_2PLANE_420_UNORM);
 		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
 		EXPECT_EQ(native.usage & (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT),
@@ -360,21 +372,14 @@ TEST_F(VulkanVideo, AnOpaqueOutputNamesItsPlanesAndImportsOnItsOwnDriver)
 	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
 	ASSERT_EQ(m.plane_count, 2u);
 	EXPECT_EQ(m.planes[1].offset, 1280u * 720u) << "nominal: the planes one after another";
-	uda_allocation *imported = nullptr;
-	const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(), gpu,
-	                                           UDA_HANDLE_TYPE_OPAQUE_FD, UDA_IMPORT_READ_ONLY};
-	ASSERT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
-	const AllocationPtr view(imported);
+	const AllocationPtr view = import_read_only(frame.get(), gpu, UDA_HANDLE_TYPE_OPAQUE_FD);
+	ASSERT_NE(view, nullptr) << error();
 	uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
-	ASSERT_EQ(uda_allocation_get_native(imported, &native), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_get_native(view.get(), &native), UDA_SUCCESS);
 	EXPECT_EQ(native.tiling, VK_IMAGE_TILING_OPTIMAL);
 	EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR);
 	// The display reads no driver-private layout.
-	uda_allocation *on_display = nullptr;
-	const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
-	                                               display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-	EXPECT_NE(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS);
-	EXPECT_EQ(on_display, nullptr);
+	EXPECT_EQ(import_read_only(frame.get(), display), nullptr);
 }
 
 // The pipeline a player builds: the GPU decodes H.264 into a frame the
@@ -402,19 +407,14 @@ TEST_F(VulkanVideo, ADecoderAGpuAndADisplayAgreeOnOneFrame)
 		EXPECT_EQ(m.planes[0].pitch % 256, 0u) << "the GPU's linear rows";
 		EXPECT_GE(m.planes[1].offset, m.planes[0].pitch * 1088);
 
-		uda_allocation *on_display = nullptr, *on_sampler = nullptr;
-		const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
-		                                               frame.get(), display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-		ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
-		const AllocationPtr display_view(on_display);
-		const uda_allocation_import_info to_sampler = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
-		                                               frame.get(), gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-		ASSERT_EQ(uda_import_allocation(&to_sampler, &on_sampler), UDA_SUCCESS) << error();
-		const AllocationPtr sampler_view(on_sampler);
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
+		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(sampler_view, nullptr) << error();
 
 		// One memory: what the decoder's memory holds, the sampler's
 		// import reads.
-		expect_one_memory(frame.get(), on_sampler, m.size, m.planes[1].offset, 0x5a);
+		expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, 0x5a);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
@@ -442,22 +442,16 @@ TEST_F(VulkanVideo, AV4l2DecoderTheGpuAndTheDisplayShareOneFrame)
 		EXPECT_EQ(m.planes[1].offset, 1280u * 720u);
 		EXPECT_EQ(m.size % 4096, 0u) << "the DMA-BUF's whole pages, not the driver's sizeimage";
 
-		uda_allocation *on_gpu = nullptr, *on_display = nullptr;
-		const uda_allocation_import_info to_gpu = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
-		                                           gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-		ASSERT_EQ(uda_import_allocation(&to_gpu, &on_gpu), UDA_SUCCESS) << error();
-		const AllocationPtr gpu_view(on_gpu);
-		const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
-		                                               frame.get(), display, UDA_HANDLE_TYPE_NONE,
-		                                               UDA_IMPORT_READ_ONLY};
-		ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
-		const AllocationPtr display_view(on_display);
+		const AllocationPtr gpu_view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(gpu_view, nullptr) << error();
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
 		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
-		ASSERT_EQ(uda_allocation_get_native(on_gpu, &native), UDA_SUCCESS);
+		ASSERT_EQ(uda_allocation_get_native(gpu_view.get(), &native), UDA_SUCCESS);
 		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
 
 		// What the decoder writes, the GPU's import reads.
-		expect_one_memory(frame.get(), on_gpu, m.size, m.planes[1].offset + 1, 0xa5);
+		expect_one_memory(frame.get(), gpu_view.get(), m.size, m.planes[1].offset + 1, 0xa5);
 	}
 	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
@@ -480,19 +474,14 @@ TEST_F(VulkanVideo, ACameraTheGpuAndTheDisplayShareOneFrame)
 	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
 	EXPECT_EQ(m.planes[0].pitch, 3840u);
-	uda_allocation *on_gpu = nullptr, *on_display = nullptr;
-	const uda_allocation_import_info to_gpu = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(), gpu,
-	                                           UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-	ASSERT_EQ(uda_import_allocation(&to_gpu, &on_gpu), UDA_SUCCESS) << error();
-	const AllocationPtr gpu_view(on_gpu);
-	const uda_allocation_import_info to_display = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame.get(),
-	                                               display, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-	ASSERT_EQ(uda_import_allocation(&to_display, &on_display), UDA_SUCCESS) << error();
-	const AllocationPtr display_view(on_display);
+	const AllocationPtr gpu_view = import_read_only(frame.get(), gpu);
+	ASSERT_NE(gpu_view, nullptr) << error();
+	const AllocationPtr display_view = import_read_only(frame.get(), display);
+	ASSERT_NE(display_view, nullptr) << error();
 	uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
-	ASSERT_EQ(uda_allocation_get_native(on_gpu, &native), UDA_SUCCESS);
+	ASSERT_EQ(uda_allocation_get_native(gpu_view.get(), &native), UDA_SUCCESS);
 	EXPECT_EQ(native.format, VK_FORMAT_G8B8G8R8_422_UNORM);
-	expect_one_memory(frame.get(), on_gpu, m.size, 3840u * 540u, 0x3c);
+	expect_one_memory(frame.get(), gpu_view.get(), m.size, 3840u * 540u, 0x3c);
 }
 
 // Decode outputs made, shared and freed from four threads at once: the
@@ -520,12 +509,9 @@ TEST_F(VulkanVideo, DecodeOutputsComeAndGoFromManyThreads)
 	for (int t = 0; t < 4; t++) {
 		threads.emplace_back([&, t] {
 			for (int round = 0; round < rounds; round++) {
-				uda_allocation *frame = nullptr, *view = nullptr;
+				uda_allocation *frame = nullptr;
 				failures[t] += uda_negotiate_allocate(ctx.get(), &info, &frame, nullptr, nullptr) != UDA_SUCCESS;
-				const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr, frame,
-				                                           gpu, UDA_HANDLE_TYPE_NONE, UDA_IMPORT_READ_ONLY};
-				failures[t] += frame && uda_import_allocation(&import, &view) != UDA_SUCCESS;
-				uda_allocation_destroy(view);
+				failures[t] += frame && !import_read_only(frame, gpu);
 				uda_allocation_destroy(frame);
 			}
 		});
@@ -651,16 +637,12 @@ TEST_F(VulkanVideoDriver, EachDecoderMakesAnOutputItsSamplerAndGlImport)
 		            m.plane_count, static_cast<unsigned long long>(m.planes[0].pitch),
 		            static_cast<unsigned long long>(m.size));
 		for (size_t i = 1; i < parties.size(); i++) {
-			uda_allocation *imported = nullptr;
-			const uda_allocation_import_info import = {UDA_STRUCTURE_TYPE_ALLOCATION_IMPORT_INFO, nullptr,
-			                                           frame.get(), parties[i].device, UDA_HANDLE_TYPE_NONE,
-			                                           UDA_IMPORT_READ_ONLY};
-			EXPECT_EQ(uda_import_allocation(&import, &imported), UDA_SUCCESS) << error();
+			const AllocationPtr imported = import_read_only(frame.get(), parties[i].device);
+			EXPECT_NE(imported, nullptr) << error();
 			uda_device_info importer = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
 			uda_device_get_info(parties[i].device, &importer);
 			if (imported)
 				std::printf("  imported by %s\n", importer.name);
-			uda_allocation_destroy(imported);
 		}
 	}
 	if (!decoders)
