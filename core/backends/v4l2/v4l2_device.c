@@ -278,9 +278,6 @@ static void v4l2_free(void *data, void *allocation)
 	pthread_mutex_unlock(&device->lock);
 }
 
-/* Puts the negotiated format on the queue of the backend's fd, unless it
- * is there: buffers are made for the queue's format, which a queue
- * holding buffers keeps (EBUSY). The driver's answer must be the set's. */
 /* Whether a queue's format is the one wanted, in one buffer of at least
  * `sizeimage` bytes. */
 static bool format_holds(const struct v4l2_format *format, const struct v4l2_format_view *wanted, uint32_t sizeimage)
@@ -290,6 +287,9 @@ static bool format_holds(const struct v4l2_format *format, const struct v4l2_for
 	       got.num_planes == 1 && got.bytesperline == wanted->bytesperline && got.sizeimage >= sizeimage;
 }
 
+/* Puts the negotiated format on the queue of the backend's fd, unless it
+ * is there: buffers are made for the queue's format, which a queue
+ * holding buffers keeps (EBUSY). The driver's answer must be the set's. */
 static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx, uint32_t width, uint32_t height,
                                    const struct v4l2_queue_params *params, struct v4l2_format *out)
 {
