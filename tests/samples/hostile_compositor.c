@@ -53,15 +53,22 @@ enum mode {
 static const char *const mode_names[] = {"release-twice",  "release-early", "release-never",   "shrunk-table",
                                          "lying-feedback", "lying-sets",    "error-mid-stream", "gone-mid-stream"};
 
+/* shrunk-table's feedback objects: their table sent, waiting for the
+ * client's next commit to shrink it and send the tranche that reads it. */
+#define MAX_FEEDBACKS 8
+
 struct server {
 	enum mode mode;
 	struct wl_display *display;
 	unsigned commits;
+	struct {
+		struct wl_resource *feedback; /* NULL: a free slot */
+		int table_fd;
+	} waiting[MAX_FEEDBACKS];
 };
 
 struct surface {
 	struct server *server;
-	struct wl_resource *resource;
 	struct wl_resource *pending_buffer; /* attached, not yet committed */
 	bool attached;
 	struct wl_resource *current; /* committed, not yet released */
@@ -79,7 +86,7 @@ struct seen_buffer {
 	struct wl_list link;
 };
 
-static void finish_shrunk_feedbacks(void);
+static void finish_shrunk_feedbacks(struct server *server);
 
 static void destroy_request(struct wl_client *client, struct wl_resource *resource)
 {
@@ -133,6 +140,45 @@ static void release(struct surface *s, struct wl_resource *buffer)
 		wl_buffer_send_release(buffer);
 }
 
+/* Requests that change nothing here. */
+
+static void ignore_request(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client, (void)resource;
+}
+
+static void ignore_object(struct wl_client *client, struct wl_resource *resource, struct wl_resource *object)
+{
+	(void)client, (void)resource, (void)object;
+}
+
+static void ignore_text(struct wl_client *client, struct wl_resource *resource, const char *text)
+{
+	(void)client, (void)resource, (void)text;
+}
+
+/* Two numbers: a size, an offset. */
+static void ignore_pair(struct wl_client *client, struct wl_resource *resource, int32_t first, int32_t second)
+{
+	(void)client, (void)resource, (void)first, (void)second;
+}
+
+static void ignore_number(struct wl_client *client, struct wl_resource *resource, int32_t value)
+{
+	(void)client, (void)resource, (void)value;
+}
+
+static void ignore_rectangle(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
+                             int32_t width, int32_t height)
+{
+	(void)client, (void)resource, (void)x, (void)y, (void)width, (void)height;
+}
+
+static void ignore_serial(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
+{
+	(void)client, (void)resource, (void)serial;
+}
+
 /* ---- wl_surface ---- */
 
 static void surface_attach(struct wl_client *client, struct wl_resource *resource, struct wl_resource *buffer,
@@ -146,12 +192,6 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	s->attached = true;
 	if (buffer)
 		remember_buffer(s, buffer);
-}
-
-static void surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-                           int32_t width, int32_t height)
-{
-	(void)client, (void)resource, (void)x, (void)y, (void)width, (void)height;
 }
 
 /* A frame callback leaves the surface's list when it goes. */
@@ -170,11 +210,6 @@ static void surface_frame(struct wl_client *client, struct wl_resource *resource
 	}
 	wl_resource_set_implementation(callback, NULL, NULL, unlink_callback);
 	wl_list_insert(s->callbacks.prev, wl_resource_get_link(callback));
-}
-
-static void surface_region(struct wl_client *client, struct wl_resource *resource, struct wl_resource *region)
-{
-	(void)client, (void)resource, (void)region;
 }
 
 static void send_configure(struct surface *s)
@@ -197,7 +232,7 @@ static void surface_commit(struct wl_client *client, struct wl_resource *resourc
 		return;
 	}
 	if (server->mode == SHRUNK_TABLE)
-		finish_shrunk_feedbacks();
+		finish_shrunk_feedbacks(server);
 	if (s->attached) {
 		s->attached = false;
 		if (s->current != s->pending_buffer && server->mode != RELEASE_NEVER)
@@ -226,28 +261,18 @@ static void surface_commit(struct wl_client *client, struct wl_resource *resourc
 	}
 }
 
-static void surface_set_int(struct wl_client *client, struct wl_resource *resource, int32_t value)
-{
-	(void)client, (void)resource, (void)value;
-}
-
-static void surface_offset(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y)
-{
-	(void)client, (void)resource, (void)x, (void)y;
-}
-
 static const struct wl_surface_interface surface_impl = {
 	.destroy = destroy_request,
 	.attach = surface_attach,
-	.damage = surface_damage,
+	.damage = ignore_rectangle,
 	.frame = surface_frame,
-	.set_opaque_region = surface_region,
-	.set_input_region = surface_region,
+	.set_opaque_region = ignore_object,
+	.set_input_region = ignore_object,
 	.commit = surface_commit,
-	.set_buffer_transform = surface_set_int,
-	.set_buffer_scale = surface_set_int,
-	.damage_buffer = surface_damage,
-	.offset = surface_offset,
+	.set_buffer_transform = ignore_number,
+	.set_buffer_scale = ignore_number,
+	.damage_buffer = ignore_rectangle,
+	.offset = ignore_pair,
 };
 
 static void surface_gone(struct wl_resource *resource)
@@ -268,14 +293,8 @@ static void surface_gone(struct wl_resource *resource)
 
 /* ---- wl_compositor, wl_region ---- */
 
-static void region_rect(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y, int32_t width,
-                        int32_t height)
-{
-	(void)client, (void)resource, (void)x, (void)y, (void)width, (void)height;
-}
-
 static const struct wl_region_interface region_impl = {
-	.destroy = destroy_request, .add = region_rect, .subtract = region_rect};
+	.destroy = destroy_request, .add = ignore_rectangle, .subtract = ignore_rectangle};
 
 static void create_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
@@ -288,7 +307,6 @@ static void create_surface(struct wl_client *client, struct wl_resource *resourc
 		return;
 	}
 	s->server = wl_resource_get_user_data(resource);
-	s->resource = object;
 	wl_list_init(&s->callbacks);
 	wl_list_init(&s->seen);
 	wl_resource_set_implementation(object, &surface_impl, s, surface_gone);
@@ -317,31 +335,6 @@ static void bind_compositor(struct wl_client *client, void *data, uint32_t versi
 
 /* ---- xdg_shell: one configure per toplevel, nothing else ---- */
 
-static void ignore_request(struct wl_client *client, struct wl_resource *resource)
-{
-	(void)client, (void)resource;
-}
-
-static void ignore_object(struct wl_client *client, struct wl_resource *resource, struct wl_resource *object)
-{
-	(void)client, (void)resource, (void)object;
-}
-
-static void ignore_text(struct wl_client *client, struct wl_resource *resource, const char *text)
-{
-	(void)client, (void)resource, (void)text;
-}
-
-static void ignore_size(struct wl_client *client, struct wl_resource *resource, int32_t width, int32_t height)
-{
-	(void)client, (void)resource, (void)width, (void)height;
-}
-
-static void ignore_serial(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
-{
-	(void)client, (void)resource, (void)serial;
-}
-
 static void toplevel_menu(struct wl_client *client, struct wl_resource *resource, struct wl_resource *seat,
                           uint32_t serial, int32_t x, int32_t y)
 {
@@ -368,8 +361,8 @@ static const struct xdg_toplevel_interface toplevel_impl = {
 	.show_window_menu = toplevel_menu,
 	.move = toplevel_move,
 	.resize = toplevel_resize,
-	.set_max_size = ignore_size,
-	.set_min_size = ignore_size,
+	.set_max_size = ignore_pair,
+	.set_min_size = ignore_pair,
 	.set_maximized = ignore_request,
 	.unset_maximized = ignore_request,
 	.set_fullscreen = ignore_object,
@@ -404,17 +397,11 @@ static void get_popup(struct wl_client *client, struct wl_resource *resource, ui
 	wl_resource_post_error(resource, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT, "no popups here");
 }
 
-static void set_window_geometry(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-                                int32_t width, int32_t height)
-{
-	(void)client, (void)resource, (void)x, (void)y, (void)width, (void)height;
-}
-
 static const struct xdg_surface_interface xdg_surface_impl = {
 	.destroy = destroy_request,
 	.get_toplevel = get_toplevel,
 	.get_popup = get_popup,
-	.set_window_geometry = set_window_geometry,
+	.set_window_geometry = ignore_rectangle,
 	.ack_configure = ignore_serial,
 };
 
@@ -486,33 +473,28 @@ static void send_array(struct wl_resource *resource, void (*send)(struct wl_reso
 	send(resource, &array);
 }
 
-/* The feedback objects of shrunk-table: their table sent, waiting for the
- * client's next commit to shrink it and send the tranche that reads it. */
-#define MAX_FEEDBACKS 8
-static struct wl_resource *waiting_feedbacks[MAX_FEEDBACKS];
-static int waiting_tables[MAX_FEEDBACKS];
-
 static void feedback_gone(struct wl_resource *resource)
 {
+	struct server *server = wl_resource_get_user_data(resource);
 	for (unsigned i = 0; i < MAX_FEEDBACKS; i++) {
-		if (waiting_feedbacks[i] == resource) {
-			waiting_feedbacks[i] = NULL;
-			close(waiting_tables[i]);
+		if (server->waiting[i].feedback == resource) {
+			server->waiting[i].feedback = NULL;
+			close(server->waiting[i].table_fd);
 		}
 	}
 }
 
-static void lie_in_feedback(struct wl_resource *feedback, enum mode mode)
+static void lie_in_feedback(struct server *server, struct wl_resource *feedback)
 {
 	const dev_t device = makedev(226, 128);
-	if (mode == SHRUNK_TABLE) {
+	if (server->mode == SHRUNK_TABLE) {
 		const int fd = memfd_holding(table, sizeof(table));
 		zwp_linux_dmabuf_feedback_v1_send_format_table(feedback, fd, sizeof(table));
 		send_array(feedback, zwp_linux_dmabuf_feedback_v1_send_main_device, &device, sizeof(device));
 		for (unsigned i = 0; i < MAX_FEEDBACKS; i++) {
-			if (!waiting_feedbacks[i]) {
-				waiting_feedbacks[i] = feedback;
-				waiting_tables[i] = fd;
+			if (!server->waiting[i].feedback) {
+				server->waiting[i].feedback = feedback;
+				server->waiting[i].table_fd = fd;
 				return;
 			}
 		}
@@ -542,18 +524,18 @@ static void lie_in_feedback(struct wl_resource *feedback, enum mode mode)
 
 /* At the client's next commit: shrink the tables it has, then send the
  * tranches that read them. */
-static void finish_shrunk_feedbacks(void)
+static void finish_shrunk_feedbacks(struct server *server)
 {
 	const dev_t device = makedev(226, 128);
 	const uint16_t both[] = {0, 1};
 	for (unsigned i = 0; i < MAX_FEEDBACKS; i++) {
-		if (!waiting_feedbacks[i])
+		struct wl_resource *feedback = server->waiting[i].feedback;
+		if (!feedback)
 			continue;
-		struct wl_resource *feedback = waiting_feedbacks[i];
-		if (ftruncate(waiting_tables[i], 0) != 0)
+		if (ftruncate(server->waiting[i].table_fd, 0) != 0)
 			perror("hostile-compositor: ftruncate");
-		close(waiting_tables[i]);
-		waiting_feedbacks[i] = NULL;
+		close(server->waiting[i].table_fd);
+		server->waiting[i].feedback = NULL;
 		send_array(feedback, zwp_linux_dmabuf_feedback_v1_send_tranche_target_device, &device, sizeof(device));
 		send_array(feedback, zwp_linux_dmabuf_feedback_v1_send_tranche_formats, both, sizeof(both));
 		zwp_linux_dmabuf_feedback_v1_send_tranche_flags(feedback, 0);
@@ -573,8 +555,8 @@ static void get_feedback(struct wl_client *client, struct wl_resource *resource,
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(feedback, &feedback_impl, NULL, feedback_gone);
-	lie_in_feedback(feedback, server->mode);
+	wl_resource_set_implementation(feedback, &feedback_impl, server, feedback_gone);
+	lie_in_feedback(server, feedback);
 }
 
 static void get_surface_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id,
