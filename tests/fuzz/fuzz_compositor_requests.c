@@ -38,6 +38,7 @@
 
 #include "compositor.h"
 #include "fuzz_context.h"
+#include "fuzz_mock_gpu.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "uda-allocation-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -71,7 +72,6 @@ struct harness {
 	/* The last serial a configure or ping carried, for ack_configure and
 	 * pong: the display's serials go on from client to client. */
 	uint32_t last_serial;
-	char backend_dir[64], manifest_path[128];
 };
 
 static struct harness *harness;
@@ -548,8 +548,6 @@ static void stop_compositor(void)
 	compositor_finish(&harness->compositor);
 	for (unsigned i = 0; i < REAL_COUNT; i++)
 		close(harness->real[i].fd);
-	unlink(harness->manifest_path);
-	rmdir(harness->backend_dir);
 	free(harness);
 }
 
@@ -558,16 +556,7 @@ static void start_compositor(void)
 	harness = calloc(1, sizeof(*harness));
 	if (!harness)
 		abort();
-	strcpy(harness->backend_dir, "/tmp/uda-fuzz-compositor-XXXXXX");
-	if (!mkdtemp(harness->backend_dir))
-		abort();
-	snprintf(harness->manifest_path, sizeof(harness->manifest_path), "%s/vulkan.json", harness->backend_dir);
-	if (symlink(UDA_FUZZ_VULKAN_MANIFEST, harness->manifest_path) != 0)
-		abort();
-	setenv("UDA_BACKEND_PATH", harness->backend_dir, 1);
-	setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
-	unsetenv("VK_ICD_FILENAMES");
-	setenv("VK_DRIVER_FILES", UDA_FUZZ_MOCK_VULKAN_ICD, 1);
+	fuzz_use_mock_gpu();
 	/* The uda layer, from the build tree. */
 	setenv("XDG_DATA_DIRS", UDA_FUZZ_DATA_DIR, 1);
 	unsetenv("VK_INSTANCE_LAYERS");

@@ -20,35 +20,17 @@
 #include <uda/uda.h>
 
 #include "fuzz_context.h"
+#include "fuzz_mock_gpu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uda_context *ctx;
 static uda_device *gpu;
-static char backend_dir[64];
-static char manifest_path[128];
-
-static void remove_backend_dir(void)
-{
-	unlink(manifest_path);
-	rmdir(backend_dir);
-}
-
 /* A context with the vulkan backend alone (a folder holding only its
  * manifest), the mock the only driver; made once, for every input. */
 static void open_gpu(void)
 {
-	strcpy(backend_dir, "/tmp/uda-fuzz-vulkan-XXXXXX");
-	if (!mkdtemp(backend_dir))
-		abort();
-	snprintf(manifest_path, sizeof(manifest_path), "%s/vulkan.json", backend_dir);
-	if (symlink(UDA_FUZZ_VULKAN_MANIFEST, manifest_path) != 0)
-		abort();
-	atexit(remove_backend_dir);
-	setenv("UDA_BACKEND_PATH", backend_dir, 1);
-	setenv("UDA_BACKEND_NO_DEFAULT_PATHS", "1", 1);
-	unsetenv("VK_ICD_FILENAMES");
-	setenv("VK_DRIVER_FILES", UDA_FUZZ_MOCK_VULKAN_ICD, 1);
+	fuzz_use_mock_gpu();
 	if (uda_context_create(NULL, &ctx) != UDA_SUCCESS)
 		abort();
 	uint32_t count = 1;
