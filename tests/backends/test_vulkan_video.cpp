@@ -1,4 +1,5 @@
-// Vulkan Video decode outputs as negotiated images (vulkan_video.c), over
+// Vulkan Video decode outputs and encode inputs as negotiated images
+// (vulkan_video.c), over
 // uda-mock-vulkan (tests/support/mock_vulkan): a test ICD with an NVIDIA
 // GPU's video queues, DRM modifiers and multi-planar formats, loaded by
 // the real loader under the Khronos validation layer, whose every message
@@ -6,7 +7,9 @@
 // (UDA_DRM_REPLAY), so the three-way agreement is made, allocated and
 // imported by real backends end to end.
 //
-// VulkanVideoDriver.* runs on the machine's own drivers instead and skips,
+// VulkanEncodeAndAv1.* need a validation layer newer than Debian 12's
+// (below); scripts/newer-vulkan.sh runs this program again under Debian
+// 13's. VulkanVideoDriver.* runs on the machine's own drivers instead and skips,
 // saying why, where no Vulkan device decodes (lavapipe has no video
 // queue); tests/hardware/nvidia.sh runs it on NVIDIA's.
 #include <drm_fourcc.h>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include <uda/uda_vulkan.h>
+#include <vulkan/vulkan.h>
 
 #include "backend_env.hpp"
 #include "fd_count.hpp"
@@ -99,6 +103,27 @@ void expect_one_memory(uda_allocation *writer, uda_allocation *reader, uint64_t 
 	close(read_fd);
 }
 
+// The Khronos validation layer's version, 0 without one. Debian 12's
+// (1.3.239) predates the final Vulkan Video encode (1.3.274) and AV1
+// (1.3.277) extensions: it reports their structures as the application's
+// errors. Debian 13's (1.4.309) knows them.
+constexpr uint32_t layer_knowing_encode_and_av1 = VK_MAKE_API_VERSION(0, 1, 3, 277);
+
+uint32_t validation_layer_version()
+{
+	uint32_t count = 0;
+	if (vkEnumerateInstanceLayerProperties(&count, nullptr) != VK_SUCCESS)
+		return 0;
+	std::vector<VkLayerProperties> layers(count);
+	if (vkEnumerateInstanceLayerProperties(&count, layers.data()) < 0)
+		return 0;
+	for (uint32_t i = 0; i < count; i++) {
+		if (std::strcmp(layers[i].layerName, "VK_LAYER_KHRONOS_validation") == 0)
+			return layers[i].specVersion;
+	}
+	return 0;
+}
+
 // A context over the build tree's backends with validation on; the mock
 // and the recorded display where `mock`, the machine's drivers otherwise.
 class VideoContext : public ::testing::Test
@@ -108,7 +133,11 @@ protected:
 	ContextPtr ctx;
 	std::vector<uda_device *> devices;
 
-	void create_context(bool mock)
+	// `needs_final_video`: the test uses encode or AV1. Under a layer
+	// that predates them it runs unvalidated, and says so; with
+	// UDA_TEST_REQUIRE_VALIDATION=1 (scripts/newer-vulkan.sh) it fails
+	// instead, so that the newer layer's run cannot pass unvalidated.
+	void create_context(bool mock, bool needs_final_video = false)
 	{
 		use_build_tree_backends();
 		if (mock) {
@@ -120,7 +149,21 @@ protected:
 			       UDA_TEST_V4L2_REPLAY_DIR "/bcm2835-codec-decode.v4l2:" UDA_TEST_V4L2_REPLAY_DIR "/uvc-elp4k.v4l2",
 			       1);
 		}
-		ctx = create_validated_context(log);
+		bool validate = true;
+		if (needs_final_video) {
+			const uint32_t version = validation_layer_version();
+			const char *required = std::getenv("UDA_TEST_REQUIRE_VALIDATION");
+			if (version < layer_knowing_encode_and_av1) {
+				ASSERT_FALSE(required && std::strcmp(required, "1") == 0)
+				        << "the validation layer (" << VK_API_VERSION_MINOR(version) << "."
+				        << VK_API_VERSION_PATCH(version) << ") predates Vulkan Video encode and AV1";
+				std::printf("[   NOTE   ] unvalidated: the validation layer (1.%u.%u) predates Vulkan Video encode "
+				            "and AV1; scripts/newer-vulkan.sh validates this test\n",
+				            VK_API_VERSION_MINOR(version), VK_API_VERSION_PATCH(version));
+				validate = false;
+			}
+		}
+		ctx = create_validated_context(log, validate);
 		uda_context *raw = ctx.get();
 		ASSERT_NE(raw, nullptr);
 		uint32_t count = 0;
@@ -195,9 +238,11 @@ protected:
 	uda_device *v4l2_decoder = nullptr;
 	uda_device *camera = nullptr;
 
-	void SetUp() override
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(false)); }
+
+	void set_up(bool needs_final_video)
 	{
-		ASSERT_NO_FATAL_FAILURE(create_context(true));
+		ASSERT_NO_FATAL_FAILURE(create_context(true, needs_final_video));
 		const auto gpus = devices_of(UDA_DEVICE_API_VULKAN), displays = devices_of(UDA_DEVICE_API_DRM);
 		ASSERT_EQ(gpus.size(), 1u) << "uda-mock-vulkan did not load, or not alone";
 		ASSERT_EQ(displays.size(), 1u) << "the recorded display did not load";
@@ -220,6 +265,13 @@ protected:
 		VideoContext::TearDown();
 		unsetenv("VK_DRIVER_FILES");
 	}
+};
+
+// The same, for tests of encode inputs and AV1 decode outputs.
+class VulkanEncodeAndAv1 : public VulkanVideo
+{
+protected:
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(true)); }
 };
 
 } // namespace
@@ -256,33 +308,31 @@ TEST_F(VulkanVideo, AProfileTheDriverCannotDecodeOffersNothingAndSaysWhy)
 	ListPtr sets;
 	const uda_assertion nv12 = assertion(1920, 1088, DRM_FORMAT_NV12);
 	const struct {
-		uda_usage_name name;
 		uint32_t codec, profile, bit_depth;
 		uda_assertion a;
 		const char *why;
 	} cases[] = {
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 244, 0, nv12, "does not decode H.264 profile 244"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 0, 0, nv12,
-		 "name the H.264 profile: a Vulkan decoder writes only into images made for its session's profile"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 110, 0, nv12, "H.264 has no profile 110 in Vulkan"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(1920, 1080, DRM_FORMAT_NV12),
+		{UDA_VIDEO_CODEC_H264, 244, 0, nv12, "does not decode H.264 profile 244"},
+		{UDA_VIDEO_CODEC_H264, 0, 0, nv12,
+		 "name the H.264 profile: a Vulkan video session takes only images made for its profile"},
+		{UDA_VIDEO_CODEC_H264, 110, 0, nv12, "H.264 has no profile 110 in Vulkan"},
+		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(1920, 1080, DRM_FORMAT_NV12),
 		 "H.264 pictures are whole 16x16 blocks: ask for 1920x1088 and show 1920x1080 of it"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0, 0, nv12, "codec 4 is not one the vulkan backend decodes"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(8192, 4320, DRM_FORMAT_NV12),
-		 "from 48x16 to 4096x4096, not 8192x4320"},
-		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(64, 64, DRM_FORMAT_ABGR8888),
-		 "not a video format"},
-		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100, 0, nv12, "video encode is not in the vulkan backend"},
+		{UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
+		{UDA_VIDEO_CODEC_VP9, 0, 0, nv12, "codec 4 is not one the vulkan backend can decode (H.264, H.265, AV1)"},
+		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(8192, 4320, DRM_FORMAT_NV12),
+		 "decodes H.264 profile 100 from 48x16 to 4096x4096, not 8192x4320"},
+		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(64, 64, DRM_FORMAT_ABGR8888), "not a video format"},
 	};
 	for (const auto &c : cases) {
-		const Usage u(c.name, c.codec, c.profile, c.bit_depth);
+		const Usage u(UDA_USAGE_VIDEO_DECODE, c.codec, c.profile, c.bit_depth);
 		EXPECT_EQ(sets_of(gpu, c.a, u, sets), UDA_ERROR_UNSUPPORTED) << c.why;
 		EXPECT_NE(error().find(c.why), std::string::npos) << error();
 	}
 	const Usage any(UDA_USAGE_VIDEO_DECODE);
 	EXPECT_EQ(sets_of(gpu, nv12, any, sets), UDA_ERROR_UNSUPPORTED);
-	EXPECT_NE(error().find("needs a uda_video_profile naming the codec and its profile"), std::string::npos)
+	EXPECT_NE(error().find("the VIDEO_DECODE usage needs a uda_video_profile naming the codec and its profile"),
+	          std::string::npos)
 	        << error();
 }
 
@@ -524,8 +574,9 @@ TEST_F(VulkanVideo, DecodeOutputsComeAndGoFromManyThreads)
 
 // A set that crossed a process boundary is untrusted: a decode profile in
 // its image parameters that this driver could not have written (an encode
-// operation), or one its format cannot hold (10-bit pictures in NV12), is
-// refused before any image is made of it.
+// operation on a decode output, one it does not have), or one its format
+// cannot hold (10-bit pictures in NV12), is refused before any image is
+// made of it.
 TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 {
 	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
@@ -546,8 +597,12 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 		uda_result result;
 		const char *why;
 	} tamperings[] = {
-		{0, 0x00010000 /* VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_EXT */, UDA_ERROR_INVALID_ARGUMENT,
-		 "name a video profile (operation 0x10000, profile 77) this device does not decode"},
+		// H.264 encode, which the mock has, but on a decode output.
+		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
+		 "name a video profile (operation 0x10000, profile 77) and usage 0x"},
+		// AV1 encode, which it has not.
+		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
+		 "name a video profile (operation 0x40000, profile 77) and usage 0x"},
 		{3, VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR, UDA_ERROR_UNSUPPORTED, "vkCreateImage"},
 	};
 	for (const auto &t : tamperings) {
@@ -572,6 +627,243 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 			EXPECT_EQ(uda_allocate(&info, &allocation), t.result) << set;
 			EXPECT_EQ(allocation, nullptr);
 			EXPECT_NE(error().find(t.why), std::string::npos) << error();
+		}
+	}
+}
+
+// An encode input: what the driver lists for the profile's input
+// pictures, every modifier over DMA_BUF and its own tiling; an image made
+// for the profile's encoder, P010 for a 10-bit profile.
+TEST_F(VulkanEncodeAndAv1, AnEncodeInputOffersWhatTheDriverListsForItsProfile)
+{
+	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100 /* High */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, assertion(1920, 1088, DRM_FORMAT_NV12), encode, sets), UDA_SUCCESS) << error();
+	ASSERT_EQ(count_of(sets.get()), 8u);
+	for (uint32_t i = 0; i < 6; i++)
+		EXPECT_TRUE(is_block_linear(modifier_of(sets.get(), i))) << i;
+	EXPECT_EQ(modifier_of(sets.get(), 6), DRM_FORMAT_MOD_LINEAR);
+	uda_capability layout;
+	ASSERT_EQ(uda_capability_set_list_get_layout(sets.get(), 7, &layout), UDA_SUCCESS);
+	EXPECT_EQ(layout.name, UDA_CAPABILITY_LAYOUT_OPAQUE);
+
+	const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+	for (uint32_t set : {0u, 6u, 7u}) {
+		SCOPED_TRACE(set);
+		const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+		                                         sets.get(), set};
+		uda_allocation *raw = nullptr;
+		ASSERT_EQ(uda_allocate(&info, &raw), UDA_SUCCESS) << error();
+		const AllocationPtr input(raw);
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(input.get(), &native), UDA_SUCCESS);
+		EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR);
+		EXPECT_FALSE(native.usage & (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR));
+	}
+
+	const Usage main10(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 2 /* Main 10 */, 10);
+	ASSERT_EQ(sets_of(gpu, assertion(3840, 2176, DRM_FORMAT_P010), main10, sets), UDA_SUCCESS) << error();
+	EXPECT_EQ(count_of(sets.get()), 8u);
+}
+
+TEST_F(VulkanEncodeAndAv1, AProfileTheDriverCannotEncodeOrDecodeOffersNothingAndSaysWhy)
+{
+	ListPtr sets;
+	const uda_assertion nv12 = assertion(1920, 1088, DRM_FORMAT_NV12);
+	const struct {
+		uda_usage_name name;
+		uint32_t codec, profile, bit_depth;
+		uda_assertion a;
+		const char *why;
+	} cases[] = {
+		// The encoder reads whole granules of its input.
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100, 0, assertion(1920, 1080, DRM_FORMAT_NV12),
+		 "H.264 encoder input is read in whole 16x16 blocks: ask for 1920x1088 and fill 1920x1080 of it"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1, 0, assertion(1280, 720, DRM_FORMAT_NV12),
+		 "H.265 encoder input is read in whole 32x32 blocks: ask for 1280x736 and fill 1280x720 of it"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1, 0, assertion(8192, 4352, DRM_FORMAT_NV12),
+		 "encodes H.265 profile 1 from 160x64 to 4096x4096, not 8192x4352"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 0, 0, nv12, "name the H.264 profile"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 244, 0, nv12, "does not encode H.264 profile 244"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 0, 0, nv12, "does not encode AV1"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_VP8, 0, 0, nv12,
+		 "codec 3 is not one the vulkan backend can encode (H.264, H.265, AV1)"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
+		// AV1 High (4:4:4) is not decoded by the mock; AV1's profile 0
+		// is its Main, named as it is.
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 1, 0, nv12, "does not decode AV1 profile 1"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 3, 0, nv12, "AV1 has no profile 3 in Vulkan"},
+		{UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0, 0, assertion(1920, 1084, DRM_FORMAT_NV12),
+		 "AV1 pictures are whole 8x8 blocks: ask for 1920x1088 and show 1920x1084 of it"},
+	};
+	for (const auto &c : cases) {
+		const Usage u(c.name, c.codec, c.profile, c.bit_depth);
+		EXPECT_EQ(sets_of(gpu, c.a, u, sets), UDA_ERROR_UNSUPPORTED) << c.why;
+		EXPECT_NE(error().find(c.why), std::string::npos) << error();
+	}
+	const Usage any(UDA_USAGE_VIDEO_ENCODE);
+	EXPECT_EQ(sets_of(gpu, nv12, any, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(error().find("the VIDEO_ENCODE usage needs a uda_video_profile naming the codec and its profile"),
+	          std::string::npos)
+	        << error();
+
+	// One image is made for one profile here: a picture decoded and
+	// then encoded in place (a transcode) is refused with the reason.
+	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
+	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1);
+	const uda_usage_atom both_atoms[] = {decode.atom, encode.atom};
+	const uda_usage both = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 2, both_atoms};
+	uda_capability_set_list *raw = nullptr;
+	EXPECT_EQ(uda_device_get_capability_sets(gpu, &nv12, &both, &raw), UDA_ERROR_UNSUPPORTED);
+	sets.reset(raw);
+	EXPECT_NE(error().find("one image is made for one video profile here, and this usage names two"),
+	          std::string::npos)
+	        << error();
+	// Nor across parties: the decoder's output and the encoder's input
+	// are two images, with a copy between them.
+	const uda_device_usage parties[] = {{gpu, &decode.usage}, {gpu, &encode.usage}};
+	const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &nv12, 2, parties};
+	uda_allocation *frame = nullptr;
+	EXPECT_NE(uda_negotiate_allocate(ctx.get(), &negotiation, &frame, nullptr, nullptr), UDA_SUCCESS);
+	EXPECT_EQ(frame, nullptr);
+	uda_allocation_destroy(frame);
+}
+
+// A game streamed and shown: the GPU copies its frame, converted to NV12,
+// into a buffer the display scans out and the GPU's encoder reads. Intel's
+// planes read linear NV12, the encoder reads any tiling its driver lists:
+// linear it is, and the encoder's import is an image made for its profile.
+TEST_F(VulkanEncodeAndAv1, AGpuFrameTheDisplayShowsAndTheEncoderReads)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+		const Usage copy(UDA_USAGE_TRANSFER_DST), scanout(UDA_USAGE_SCANOUT);
+		const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100);
+		const AllocationPtr frame =
+		        agree_and_allocate(a, {{gpu, &copy.usage}, {display, &scanout.usage}, {gpu, &encode.usage}});
+		ASSERT_NE(frame, nullptr);
+		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		ASSERT_EQ(m.plane_count, 2u);
+		EXPECT_EQ(m.planes[0].pitch % 256, 0u);
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
+		EXPECT_EQ(native.usage & (VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR | VK_IMAGE_USAGE_TRANSFER_DST_BIT),
+		          VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
+		const AllocationPtr encoder_view = import_read_only(frame.get(), gpu, UDA_HANDLE_TYPE_DMA_BUF);
+		ASSERT_NE(encoder_view, nullptr) << error();
+		expect_one_memory(frame.get(), encoder_view.get(), m.size, m.planes[1].offset + 7, 0x96);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// Transcoding across devices: the recorded bcm2835-codec decodes 720p into
+// NV12 buffers of its own (1280-byte rows), the GPU's encoder reads them
+// as they are, imported at the decoder's layout with the encoder's
+// profile, and the display shows them.
+TEST_F(VulkanEncodeAndAv1, AV4l2DecoderFeedsTheVulkanEncoderAndTheDisplay)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE), scanout(UDA_USAGE_SCANOUT);
+		const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 77 /* Main */);
+		const AllocationPtr frame = agree_and_allocate(
+		        a, {{v4l2_decoder, &decode.usage}, {gpu, &encode.usage}, {display, &scanout.usage}});
+		ASSERT_NE(frame, nullptr);
+		uda_device *maker = nullptr;
+		uda_allocation_get_device(frame.get(), &maker);
+		EXPECT_EQ(maker, v4l2_decoder);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		EXPECT_EQ(m.planes[0].pitch, 1280u);
+
+		const AllocationPtr encoder_view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(encoder_view, nullptr) << error();
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(encoder_view.get(), &native), UDA_SUCCESS);
+		EXPECT_EQ(native.tiling, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT);
+		EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR);
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
+		expect_one_memory(frame.get(), encoder_view.get(), m.size, m.planes[1].offset + 3, 0x69);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+}
+
+// AV1 decoded by the GPU into a frame the display scans out and the GPU
+// samples: AV1's pictures are whole 8x8 blocks, so 1080p is asked for as
+// it is; 10-bit Main goes to P010.
+TEST_F(VulkanEncodeAndAv1, AnAv1FrameGoesToTheDisplayAndTheSampler)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0 /* Main */);
+		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+		const AllocationPtr frame =
+		        agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+		ASSERT_NE(frame, nullptr);
+		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
+		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(sampler_view, nullptr) << error();
+		expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, 0xa1);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+
+	const Usage main10(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0, 10);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), main10, sets), UDA_SUCCESS) << error();
+	EXPECT_EQ(count_of(sets.get()), 8u);
+}
+
+// An encode input from another process is checked as a decode output is:
+// a decode operation beside an encode use, or an encode profile the
+// driver does not have, is refused before any image is made.
+TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
+{
+	const uda_assertion a = assertion(1280, 736, DRM_FORMAT_NV12);
+	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, a, encode, sets), UDA_SUCCESS) << error();
+	size_t size = 0;
+	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> original(size);
+	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), original.data(), size, &size), UDA_SUCCESS);
+	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, 1,
+	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
+	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR),
+	                           uint32_t(VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR)}) {
+		SCOPED_TRACE(operation);
+		std::vector<uint8_t> bytes = original;
+		size_t found = 0;
+		for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
+			if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
+				memcpy(&bytes[at], &operation, sizeof(operation));
+				found++;
+			}
+		}
+		ASSERT_EQ(found, count_of(sets.get()));
+		uda_capability_set_list *raw = nullptr;
+		ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), bytes.size(), &raw), UDA_SUCCESS)
+		        << error();
+		const ListPtr tampered(raw);
+		for (uint32_t set = 0; set < count_of(raw); set++) {
+			const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+			                                         raw, set};
+			uda_allocation *allocation = nullptr;
+			EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_INVALID_ARGUMENT) << set;
+			EXPECT_EQ(allocation, nullptr);
+			EXPECT_NE(error().find("this device does not decode or encode"), std::string::npos) << error();
 		}
 	}
 }

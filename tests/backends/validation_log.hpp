@@ -32,10 +32,11 @@ inline void collect_problems(uda_log_level level, const char *message, void *use
 }
 
 // A context over whatever backends the environment names, with the
-// Vulkan backend under the validation layer and its messages in `log`.
-inline ContextPtr create_validated_context(ValidationLog &log)
+// Vulkan backend under the validation layer and its messages in `log`
+// (`validate` false: without the layer, its log kept all the same).
+inline ContextPtr create_validated_context(ValidationLog &log, bool validate = true)
 {
-	setenv("UDA_VULKAN_VALIDATION", "1", 1);
+	setenv("UDA_VULKAN_VALIDATION", validate ? "1" : "0", 1);
 	uda_context_create_info info = {};
 	info.type = UDA_STRUCTURE_TYPE_CONTEXT_CREATE_INFO;
 	info.log_level = UDA_LOG_WARNING;

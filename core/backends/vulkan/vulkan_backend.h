@@ -20,15 +20,17 @@
 #define VULKAN_IMAGE_USAGE_KNOWN                                                                                       \
 	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |                  \
 	 VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR |   \
-	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
-#define VULKAN_IMAGE_USAGE_VIDEO (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
+	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR | VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR)
+#define VULKAN_IMAGE_USAGE_VIDEO                                                                                       \
+	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR |                             \
+	 VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR)
 
 /* The video profile an image is made for (VkVideoProfileInfoKHR and its
  * codec structure, as plain values that compare and travel); operation 0
  * for an image with no video use. */
 struct vulkan_video_profile {
 	uint32_t operation;   /* VkVideoCodecOperationFlagBitsKHR */
-	uint32_t std_profile; /* StdVideoH264ProfileIdc, StdVideoH265ProfileIdc */
+	uint32_t std_profile; /* StdVideoH264ProfileIdc, StdVideoH265ProfileIdc, StdVideoAV1Profile */
 	uint32_t chroma;      /* VkVideoChromaSubsamplingFlagBitsKHR */
 	uint32_t bit_depth;   /* VkVideoComponentBitDepthFlagBitsKHR, luma and chroma */
 };
@@ -85,9 +87,10 @@ struct vulkan_device {
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
 	PFN_vkGetImageDrmFormatModifierPropertiesEXT get_image_modifier;
 
-	/* Video decode (vulkan_video.c): the codec operations a queue family
-	 * decodes, 0 without VK_KHR_video_decode_queue. */
-	VkVideoCodecOperationFlagsKHR video_decode_operations;
+	/* Vulkan Video (vulkan_video.c): the codec operations, decode and
+	 * encode, that a queue family does and whose extensions exist; 0
+	 * without VK_KHR_video_queue. */
+	VkVideoCodecOperationFlagsKHR video_operations;
 	PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR get_video_capabilities;
 	PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR get_video_formats;
 };
@@ -178,14 +181,19 @@ struct vulkan_video_chain {
 	VkVideoProfileListInfoKHR list;
 	VkVideoProfileInfoKHR profile;
 	union {
-		VkVideoDecodeH264ProfileInfoKHR h264;
-		VkVideoDecodeH265ProfileInfoKHR h265;
+		VkVideoDecodeH264ProfileInfoKHR decode_h264;
+		VkVideoDecodeH265ProfileInfoKHR decode_h265;
+		VkVideoDecodeAV1ProfileInfoKHR decode_av1;
+		VkVideoEncodeH264ProfileInfoKHR encode_h264;
+		VkVideoEncodeH265ProfileInfoKHR encode_h265;
+		VkVideoEncodeAV1ProfileInfoKHR encode_av1;
 	} codec;
 };
 void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulkan_video_profile *profile);
-/* Learns what the device decodes; adds the extensions decoding needs to
- * `enabled` (room for VULKAN_VIDEO_EXTENSIONS more). */
-#define VULKAN_VIDEO_EXTENSIONS 5u
+/* Learns what the device decodes and encodes; adds the extensions that
+ * needs to `enabled` (room for VULKAN_VIDEO_EXTENSIONS more: six codec
+ * operations, the video, decode and encode queues, synchronization2). */
+#define VULKAN_VIDEO_EXTENSIONS 10u
 struct vulkan_extension_list {
 	VkExtensionProperties *properties;
 	uint32_t count;
@@ -193,14 +201,16 @@ struct vulkan_extension_list {
 bool vulkan_has_extension(const struct vulkan_extension_list *list, const char *name);
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
                               const char **enabled, uint32_t *enabled_count);
-/* The profile a usage's VIDEO_DECODE atom names for images of `format`,
- * checked against the device (zero when the usage has no video atom). */
+/* The profile a usage's VIDEO_DECODE or VIDEO_ENCODE atom names for
+ * images of `format`, checked against the device (zero when the usage has
+ * no video atom). */
 uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, uda_context *ctx,
                                           const uda_usage *usage, VkFormat format, struct vulkan_video_profile *out);
-/* Whether the device decodes the profile into an image of the
- * assertion's size; adds the usages the driver's decoding needs of the
- * output (DPB, where outputs are reference pictures) to *out_usage. */
-uda_result vulkan_video_check_decode(const struct vulkan_device *device, uda_context *ctx,
+/* Whether the device decodes the profile into, or encodes it from, an
+ * image of the assertion's size; adds the usages the driver's decoding
+ * needs of the output (DPB, where outputs are reference pictures) to
+ * *out_usage. */
+uda_result vulkan_video_check_picture(const struct vulkan_device *device, uda_context *ctx,
                                      const struct vulkan_video_profile *profile, const uda_assertion *assertion,
                                      VkImageUsageFlags *out_usage);
 /* Which tilings the driver lists for pictures of the profile in `format`
@@ -209,8 +219,10 @@ uda_result vulkan_video_check_decode(const struct vulkan_device *device, uda_con
 #define VULKAN_VIDEO_TILING_MODIFIER 2u
 uint32_t vulkan_video_tilings(const struct vulkan_device *device, const struct vulkan_video_profile *profile,
                               VkFormat format, VkImageUsageFlags usage);
-/* Checks a profile read from another process's IMAGE_PARAMS. */
-bool vulkan_video_profile_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile);
+/* Checks a profile read from another process's IMAGE_PARAMS, and that the
+ * image usage beside it is the profile's direction's. */
+bool vulkan_video_params_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile,
+                               VkImageUsageFlags usage);
 /* Whether an image of `desc` (with a profile) is one the driver lists for
  * it: the format's depth and chroma the profile's, the tiling and usage
  * among those vkGetPhysicalDeviceVideoFormatPropertiesKHR answers

@@ -13,8 +13,8 @@
  * modifier the driver lists, over DMA_BUF. Multi-planar formats (NV12,
  * P010) take only that path and the optimal one: Vulkan's plain linear
  * tiling gives them no layout a CPU or another device could rely on. A
- * VIDEO_DECODE usage narrows both to the tilings the driver lists for
- * the profile's pictures (vulkan_video.c).
+ * VIDEO_DECODE or VIDEO_ENCODE usage narrows both to the tilings the
+ * driver lists for the profile's pictures (vulkan_video.c).
  *
  * Every answer comes from the driver: vkGetPhysicalDeviceImageFormatProperties2
  * with the handle type for support and limits, and a probe image for the
@@ -55,10 +55,8 @@ uda_result vulkan_usage_to_image_usage(uda_context *ctx, const uda_usage *usage,
 			flags |= VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR;
 			break;
 		case UDA_USAGE_VIDEO_ENCODE:
-			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-			                             "vulkan: video encode is not in the vulkan backend (these Vulkan headers, "
-			                             "1.3.%d, have VK_KHR_video_encode_queue only provisionally)",
-			                             VK_HEADER_VERSION);
+			flags |= VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR;
+			break;
 		case UDA_USAGE_CPU_READ:
 		case UDA_USAGE_CPU_WRITE: {
 			uint32_t frequency;
@@ -447,21 +445,23 @@ uda_result vulkan_get_capability_sets(void *device_data, uda_context *ctx, const
 		return result;
 
 	if (params.video.operation) {
-		/* Decode outputs: only what the driver lists for the profile. */
-		result = vulkan_video_check_decode(device, ctx, &params.video, assertion, &image_usage);
+		/* Decode outputs and encode inputs: only what the driver lists
+		 * for the profile. */
+		result = vulkan_video_check_picture(device, ctx, &params.video, assertion, &image_usage);
 		if (result != UDA_SUCCESS)
 			return result;
 		params.usage = image_usage;
 		const uint32_t tilings = vulkan_video_tilings(device, &params.video, vk_format, image_usage);
 		if (!tilings)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-			                             "vulkan: %s writes no %s pictures of %s profile %u with image usage 0x%x",
+			                             "vulkan: %s has no %s pictures for %s profile %u with image usage 0x%x",
 			                             device->name, format.name,
 			                             vulkan_video_operation_name(params.video.operation),
 			                             params.video.std_profile, image_usage);
 		if (cpu)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-			                             "vulkan: decode outputs are not mapped; a CPU reads them after a copy");
+			                             "vulkan: video pictures are not mapped; a CPU reads or writes them through "
+			                             "a copy");
 		if ((tilings & VULKAN_VIDEO_TILING_MODIFIER) && device->has_drm_modifiers)
 			result = append_modifier_sets(device, ctx, assertion, vk_format, &params, out);
 		if (result == UDA_SUCCESS && (tilings & VULKAN_VIDEO_TILING_OPTIMAL))
@@ -564,23 +564,25 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 			                             "vulkan: image parameters usage 0x%x flags 0x%x are not this backend's",
 			                             usage, flags);
 		/* A profile exactly where there are video usages, as the
-		 * backend writes them: the output's, with its DPB use. */
+		 * backend writes them: a decode output's (with its DPB use)
+		 * or an encode input's, of the profile's direction. */
 		const bool video_usage = usage & VULKAN_IMAGE_USAGE_VIDEO;
-		if (video_usage != (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE) ||
-		    (video_usage && !(usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR)))
+		if (video_usage != (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "vulkan: image parameters of %u bytes for usage 0x%x", params[i].length,
 			                             usage);
 		if (video_usage) {
 			memcpy(&video, (const uint8_t *)params[i].payload + 8, sizeof(video));
-			if (!vulkan_video_profile_valid(device, &video))
+			if (!vulkan_video_params_valid(device, &video, usage))
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "vulkan: image parameters name a video profile (operation 0x%x, "
-				                             "profile %u) this device does not decode",
-				                             video.operation, video.std_profile);
+				                             "profile %u) and usage 0x%x this device does not decode or "
+				                             "encode",
+				                             video.operation, video.std_profile, usage);
 		}
 		/* One image, one profile: two decoders of different
-		 * bitstreams cannot share an output. */
+		 * bitstreams, or a decoder and an encoder, cannot share a
+		 * picture here. */
 		if (video.operation && out_params->video.operation &&
 		    memcmp(&video, &out_params->video, sizeof(video)) != 0)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,

@@ -1,76 +1,104 @@
 /*
- * Vulkan Video decode outputs as negotiated images. A VIDEO_DECODE atom
- * names a profile (uda_video_profile); the driver says whether it decodes
- * it at the assertion's size (vkGetPhysicalDeviceVideoCapabilitiesKHR) and
- * in which tilings its pictures can be written
+ * Vulkan Video pictures as negotiated images: decode outputs and encode
+ * inputs. A VIDEO_DECODE or VIDEO_ENCODE atom names a profile
+ * (uda_video_profile); the driver says whether it decodes or encodes it
+ * at the assertion's size (vkGetPhysicalDeviceVideoCapabilitiesKHR) and in
+ * which tilings it writes or reads its pictures
  * (vkGetPhysicalDeviceVideoFormatPropertiesKHR). Every image made for the
  * profile then carries it (VkVideoProfileListInfoKHR), in the queries
  * that answer capability sets as in the allocation and the imports.
  *
- * Only decode: VK_KHR_video_encode_queue became final in headers 1.3.274,
- * and Debian 12's are 1.3.239 (the provisional encode extensions there
- * are not something to build on). AV1 and VP9 decode are newer still.
+ * Encode and AV1 are the final extensions of headers 1.3.274 and 1.3.277
+ * (third_party/vulkan-headers). VP9 decode is newer than those headers.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vulkan_backend.h"
 
-/* The uda codecs the backend knows, with what Vulkan needs for each: the
- * profile numbers its std header names, and the block a coded picture's
- * size is a whole number of (H.264 macroblocks; H.265's smallest coding
- * block, 8x8), which the output image must hold. */
-static const struct {
+/* The codec operations the backend knows, with what Vulkan needs for
+ * each: the profile numbers its std header names, the structures that
+ * carry the codec's capabilities, and, for decoding, the
+ * block a coded picture's size is a whole number of (H.264 macroblocks;
+ * H.265's smallest coding block and AV1's mode-info pair, 8x8), which the
+ * output image must hold. An encoder says its own granularity. */
+static const struct video_codec {
 	uint32_t codec; /* uda_video_codec */
+	bool encode;
 	VkVideoCodecOperationFlagBitsKHR operation;
 	const char *extension;
-	const char *name;
+	const char *name;           /* the codec's */
+	const char *operation_name; /* the operation's, for messages */
+	VkStructureType capabilities_type;
 	uint32_t profiles[5];
+	uint32_t profile_count;
 	uint32_t block;
 } codecs[] = {
-	{UDA_VIDEO_CODEC_H264, VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME,
-	 "H.264",
+	{UDA_VIDEO_CODEC_H264, false, VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME,
+	 "H.264", "H.264 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR,
 	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
 	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
-	 16},
-	{UDA_VIDEO_CODEC_H265, VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR, VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME,
-	 "H.265",
+	 4, 16},
+	{UDA_VIDEO_CODEC_H265, false, VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR, VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME,
+	 "H.265", "H.265 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR,
 	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
 	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
-	 8},
+	 5, 8},
+	{UDA_VIDEO_CODEC_AV1, false, VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR, VK_KHR_VIDEO_DECODE_AV1_EXTENSION_NAME,
+	 "AV1", "AV1 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR,
+	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 8},
+	{UDA_VIDEO_CODEC_H264, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, VK_KHR_VIDEO_ENCODE_H264_EXTENSION_NAME,
+	 "H.264", "H.264 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR,
+	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
+	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
+	 4, 0},
+	{UDA_VIDEO_CODEC_H265, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, VK_KHR_VIDEO_ENCODE_H265_EXTENSION_NAME,
+	 "H.265", "H.265 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR,
+	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
+	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
+	 5, 0},
+	{UDA_VIDEO_CODEC_AV1, true, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME,
+	 "AV1", "AV1 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR,
+	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 0},
 };
 
 #define CODEC_COUNT (sizeof(codecs) / sizeof(codecs[0]))
 
-static int codec_of_operation(uint32_t operation)
+static const struct video_codec *codec_of_operation(uint32_t operation)
 {
 	for (size_t i = 0; i < CODEC_COUNT; i++) {
 		if (codecs[i].operation == operation)
-			return (int)i;
+			return &codecs[i];
 	}
-	return -1;
+	return NULL;
 }
 
-static bool profile_named(size_t codec, uint32_t std_profile)
+static bool profile_named(const struct video_codec *codec, uint32_t std_profile)
 {
-	for (size_t i = 0; i < sizeof(codecs[codec].profiles) / sizeof(codecs[codec].profiles[0]); i++) {
-		if (codecs[codec].profiles[i] && codecs[codec].profiles[i] == std_profile)
+	for (uint32_t i = 0; i < codec->profile_count; i++) {
+		if (codec->profiles[i] == std_profile)
 			return true;
 	}
 	return false;
 }
 
+static const char *verb(const struct video_codec *codec)
+{
+	return codec->encode ? "encode" : "decode";
+}
+
 const char *vulkan_video_operation_name(uint32_t operation)
 {
-	const int codec = codec_of_operation(operation);
-	return codec >= 0 ? codecs[codec].name : "an unknown codec";
+	const struct video_codec *codec = codec_of_operation(operation);
+	return codec ? codec->operation_name : "an unknown codec operation";
 }
 
 void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulkan_video_profile *profile)
 {
 	memset(chain, 0, sizeof(*chain));
-	if (profile->operation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR) {
-		chain->codec.h264 = (VkVideoDecodeH264ProfileInfoKHR){
+	switch (profile->operation) {
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR:
+		chain->codec.decode_h264 = (VkVideoDecodeH264ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR,
 			.stdProfileIdc = (StdVideoH264ProfileIdc)profile->std_profile,
 			/* What a display shows: whole frames. uda_video_profile
@@ -78,11 +106,44 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 			 * served yet. */
 			.pictureLayout = VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_PROGRESSIVE_KHR,
 		};
-	} else {
-		chain->codec.h265 = (VkVideoDecodeH265ProfileInfoKHR){
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR:
+		chain->codec.decode_av1 = (VkVideoDecodeAV1ProfileInfoKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_PROFILE_INFO_KHR,
+			.stdProfile = (StdVideoAV1Profile)profile->std_profile,
+			/* uda_video_profile does not say whether the stream has
+			 * film grain, and a profile without it is the one every
+			 * AV1 decoder has: the grain is then the application's
+			 * to apply. */
+			.filmGrainSupport = VK_FALSE,
+		};
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
+		chain->codec.decode_h265 = (VkVideoDecodeH265ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_PROFILE_INFO_KHR,
 			.stdProfileIdc = (StdVideoH265ProfileIdc)profile->std_profile,
 		};
+		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
+		chain->codec.encode_h264 = (VkVideoEncodeH264ProfileInfoKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_PROFILE_INFO_KHR,
+			.stdProfileIdc = (StdVideoH264ProfileIdc)profile->std_profile,
+		};
+		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR:
+		chain->codec.encode_h265 = (VkVideoEncodeH265ProfileInfoKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_PROFILE_INFO_KHR,
+			.stdProfileIdc = (StdVideoH265ProfileIdc)profile->std_profile,
+		};
+		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR:
+		chain->codec.encode_av1 = (VkVideoEncodeAV1ProfileInfoKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_PROFILE_INFO_KHR,
+			.stdProfile = (StdVideoAV1Profile)profile->std_profile,
+		};
+		break;
+	default:
+		break;
 	}
 	chain->profile = (VkVideoProfileInfoKHR){
 		.sType = VK_STRUCTURE_TYPE_VIDEO_PROFILE_INFO_KHR,
@@ -102,12 +163,14 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
                               const char **enabled, uint32_t *enabled_count)
 {
-	device->video_decode_operations = 0;
+	device->video_operations = 0;
 	/* VK_KHR_video_queue needs synchronization2, core from 1.3. */
 	const bool synchronization2 = device->api_version >= VK_API_VERSION_1_3 ||
 	                              vulkan_has_extension(extensions, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
+	const bool decode = vulkan_has_extension(extensions, VK_KHR_VIDEO_DECODE_QUEUE_EXTENSION_NAME);
+	const bool encode = vulkan_has_extension(extensions, VK_KHR_VIDEO_ENCODE_QUEUE_EXTENSION_NAME);
 	if (!synchronization2 || !vulkan_has_extension(extensions, VK_KHR_VIDEO_QUEUE_EXTENSION_NAME) ||
-	    !vulkan_has_extension(extensions, VK_KHR_VIDEO_DECODE_QUEUE_EXTENSION_NAME))
+	    (!decode && !encode))
 		return;
 	VkInstance instance = device->backend->instance;
 	device->get_video_capabilities = (PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR)vkGetInstanceProcAddr(
@@ -117,11 +180,12 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	if (!device->get_video_capabilities || !device->get_video_formats)
 		return;
 
+	/* What the decode queues decode and the encode queues encode. */
 	uint32_t count = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties2(device->physical, &count, NULL);
 	VkQueueFamilyProperties2 *families = calloc(count ? count : 1, sizeof(*families));
 	VkQueueFamilyVideoPropertiesKHR *video = calloc(count ? count : 1, sizeof(*video));
-	VkVideoCodecOperationFlagsKHR operations = 0;
+	VkVideoCodecOperationFlagsKHR decoded = 0, encoded = 0;
 	if (families && video) {
 		for (uint32_t i = 0; i < count; i++) {
 			video[i].sType = VK_STRUCTURE_TYPE_QUEUE_FAMILY_VIDEO_PROPERTIES_KHR;
@@ -130,24 +194,36 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 		}
 		vkGetPhysicalDeviceQueueFamilyProperties2(device->physical, &count, families);
 		for (uint32_t i = 0; i < count; i++) {
-			if (families[i].queueFamilyProperties.queueFlags & VK_QUEUE_VIDEO_DECODE_BIT_KHR)
-				operations |= video[i].videoCodecOperations;
+			const VkQueueFlags flags = families[i].queueFamilyProperties.queueFlags;
+			if (flags & VK_QUEUE_VIDEO_DECODE_BIT_KHR)
+				decoded |= video[i].videoCodecOperations;
+			if (flags & VK_QUEUE_VIDEO_ENCODE_BIT_KHR)
+				encoded |= video[i].videoCodecOperations;
 		}
 	}
 	free(families);
 	free(video);
 
-	/* A codec counts where a queue decodes it and its extension exists. */
+	/* An operation counts where a queue of its direction does it and the
+	 * extensions of the direction and the codec exist. */
+	bool decodes = false, encodes = false;
 	for (size_t i = 0; i < CODEC_COUNT; i++) {
-		if ((operations & codecs[i].operation) && vulkan_has_extension(extensions, codecs[i].extension)) {
-			device->video_decode_operations |= codecs[i].operation;
-			enabled[(*enabled_count)++] = codecs[i].extension;
-		}
+		const bool direction = codecs[i].encode ? encode && (encoded & codecs[i].operation)
+		                                        : decode && (decoded & codecs[i].operation);
+		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension))
+			continue;
+		device->video_operations |= codecs[i].operation;
+		enabled[(*enabled_count)++] = codecs[i].extension;
+		encodes = encodes || codecs[i].encode;
+		decodes = decodes || !codecs[i].encode;
 	}
-	if (!device->video_decode_operations)
+	if (!device->video_operations)
 		return;
 	enabled[(*enabled_count)++] = VK_KHR_VIDEO_QUEUE_EXTENSION_NAME;
-	enabled[(*enabled_count)++] = VK_KHR_VIDEO_DECODE_QUEUE_EXTENSION_NAME;
+	if (decodes)
+		enabled[(*enabled_count)++] = VK_KHR_VIDEO_DECODE_QUEUE_EXTENSION_NAME;
+	if (encodes)
+		enabled[(*enabled_count)++] = VK_KHR_VIDEO_ENCODE_QUEUE_EXTENSION_NAME;
 	if (device->api_version < VK_API_VERSION_1_3)
 		enabled[(*enabled_count)++] = VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME;
 }
@@ -195,58 +271,72 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 {
 	memset(out, 0, sizeof(*out));
 	const uda_usage_atom *atom = NULL;
-	for (uint32_t i = 0; i < usage->atom_count && !atom; i++) {
-		if (usage->atoms[i].vendor == UDA_VENDOR_NONE && usage->atoms[i].name == UDA_USAGE_VIDEO_DECODE)
-			atom = &usage->atoms[i];
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		const uda_usage_atom *candidate = &usage->atoms[i];
+		if (candidate->vendor != UDA_VENDOR_NONE ||
+		    (candidate->name != UDA_USAGE_VIDEO_DECODE && candidate->name != UDA_USAGE_VIDEO_ENCODE))
+			continue;
+		/* An image carries one profile here (IMAGE_PARAMS has room
+		 * for one), so a picture decoded and encoded in place, which
+		 * Vulkan allows with a profile list, is not served. */
+		if (atom && (atom->name != candidate->name || atom->length != candidate->length ||
+		             (atom->length && memcmp(atom->payload, candidate->payload, atom->length) != 0)))
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: one image is made for one video profile here, and this "
+			                             "usage names two");
+		atom = candidate;
 	}
 	if (!atom)
 		return UDA_SUCCESS;
-	if (!device->video_decode_operations)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no video decode queue",
-		                             device->name);
+	const bool encode = atom->name == UDA_USAGE_VIDEO_ENCODE;
+	const char *direction = encode ? "encode" : "decode";
 	uda_video_profile profile;
 	uda_result result = uda_video_profile_from_atom(atom, &profile);
 	if (result == UDA_ERROR_NOT_FOUND)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: Vulkan makes decode outputs for one profile: the VIDEO_DECODE usage "
-		                             "needs a uda_video_profile naming the codec and its profile");
+		                             "vulkan: Vulkan makes %s pictures for one profile: the %s usage needs a "
+		                             "uda_video_profile naming the codec and its profile",
+		                             direction, encode ? "VIDEO_ENCODE" : "VIDEO_DECODE");
 	if (result != UDA_SUCCESS)
 		return result;
-	size_t codec = 0;
-	while (codec < CODEC_COUNT && codecs[codec].codec != profile.codec)
-		codec++;
-	if (codec == CODEC_COUNT)
+	const struct video_codec *codec = NULL;
+	for (size_t i = 0; i < CODEC_COUNT && !codec; i++) {
+		if (codecs[i].codec == profile.codec && codecs[i].encode == encode)
+			codec = &codecs[i];
+	}
+	if (!codec)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: codec %u is not one the vulkan backend decodes (H.264, H.265)",
-		                             profile.codec);
-	if (!(device->video_decode_operations & codecs[codec].operation))
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not decode %s", device->name,
-		                             codecs[codec].name);
-	/* A decode session writes only into images made for its very
-	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142), so "any"
-	 * cannot be guessed for the application. */
-	if (!profile.profile)
+		                             "vulkan: codec %u is not one the vulkan backend can %s (H.264, H.265, AV1)",
+		                             profile.codec, direction);
+	if (!(device->video_operations & codec->operation))
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not %s %s", device->name,
+		                             direction, codec->name);
+	/* A video session reads or writes only images made for its very
+	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142,
+	 * VUID-vkCmdEncodeVideoKHR-pEncodeInfo-08206), so "any" cannot be
+	 * guessed for the application. AV1's profile 0 is its Main. */
+	if (!profile_named(codec, profile.profile) && !profile.profile)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: name the %s profile: a Vulkan decoder writes only into images made "
-		                             "for its session's profile",
-		                             codecs[codec].name);
+		                             "vulkan: name the %s profile: a Vulkan video session takes only images made "
+		                             "for its profile",
+		                             codec->name);
 	if (!profile_named(codec, profile.profile))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no profile %u in Vulkan",
-		                             codecs[codec].name, profile.profile);
+		                             codec->name, profile.profile);
 
 	/* Bit depth and chroma are the format's; a profile that says
 	 * otherwise cannot have its pictures in this format. */
 	uint32_t bits, chroma;
 	if (!video_format_layout(format, &bits, &chroma))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: decoded pictures are YCbCr; VkFormat %d is not a video format", format);
+		                             "vulkan: video pictures are YCbCr; VkFormat %d is not a video format", format);
 	if ((profile.bit_depth && profile.bit_depth != bits) || (profile.chroma && profile.chroma != chroma))
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: a %u-bit %u profile's pictures do not fit a %u-bit %u format",
 		                             profile.bit_depth ? profile.bit_depth : bits,
 		                             profile.chroma ? profile.chroma : chroma, bits, chroma);
 	*out = (struct vulkan_video_profile){
-		.operation = codecs[codec].operation,
+		.operation = codec->operation,
 		.std_profile = profile.profile,
 		.chroma = chroma_flag(chroma),
 		.bit_depth = depth_flag(bits),
@@ -254,20 +344,29 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 	return UDA_SUCCESS;
 }
 
-bool vulkan_video_profile_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile)
+bool vulkan_video_params_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile,
+                               VkImageUsageFlags usage)
 {
-	const int codec = codec_of_operation(profile->operation);
-	return codec >= 0 && (device->video_decode_operations & profile->operation) &&
-	       profile_named((size_t)codec, profile->std_profile) && profile->chroma != 0 &&
-	       !(profile->chroma & (profile->chroma - 1)) && profile->bit_depth != 0 &&
-	       !(profile->bit_depth & (profile->bit_depth - 1));
+	const struct video_codec *codec = codec_of_operation(profile->operation);
+	if (!codec || !(device->video_operations & profile->operation) || !profile_named(codec, profile->std_profile) ||
+	    profile->chroma == 0 || (profile->chroma & (profile->chroma - 1)) || profile->bit_depth == 0 ||
+	    (profile->bit_depth & (profile->bit_depth - 1)))
+		return false;
+	/* The picture's use is the profile's direction, as the backend
+	 * writes it: a decode output (a reference picture too where the
+	 * driver's outputs are), or an encode input. */
+	const VkImageUsageFlags decoding = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
+	return codec->encode ? (usage & VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR) && !(usage & decoding)
+	                     : (usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR) &&
+	                               !(usage & VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR);
 }
 
 bool vulkan_video_image_allowed(const struct vulkan_device *device, const struct vulkan_image_desc *desc)
 {
 	uint32_t bits, chroma;
-	if (!vulkan_video_profile_valid(device, &desc->video) || !video_format_layout(desc->format, &bits, &chroma) ||
-	    depth_flag(bits) != desc->video.bit_depth || chroma_flag(chroma) != desc->video.chroma)
+	if (!vulkan_video_params_valid(device, &desc->video, desc->usage) ||
+	    !video_format_layout(desc->format, &bits, &chroma) || depth_flag(bits) != desc->video.bit_depth ||
+	    chroma_flag(chroma) != desc->video.chroma)
 		return false;
 	const uint32_t tilings = vulkan_video_tilings(device, &desc->video, desc->format, desc->usage);
 	return desc->tiling == VK_IMAGE_TILING_OPTIMAL               ? (tilings & VULKAN_VIDEO_TILING_OPTIMAL) != 0
@@ -275,48 +374,79 @@ bool vulkan_video_image_allowed(const struct vulkan_device *device, const struct
 	                                                                  : false;
 }
 
-uda_result vulkan_video_check_decode(const struct vulkan_device *device, uda_context *ctx,
-                                     const struct vulkan_video_profile *profile, const uda_assertion *assertion,
-                                     VkImageUsageFlags *out_usage)
+uda_result vulkan_video_check_picture(const struct vulkan_device *device, uda_context *ctx,
+                                      const struct vulkan_video_profile *profile, const uda_assertion *assertion,
+                                      VkImageUsageFlags *out_usage)
 {
+	const struct video_codec *codec = codec_of_operation(profile->operation);
+	if (!codec)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: video operation 0x%x is unknown",
+		                             profile->operation);
 	struct vulkan_video_chain chain;
 	vulkan_video_chain_init(&chain, profile);
-	/* The codec's capabilities must be chained, though only the
-	 * extents are read. */
-	VkVideoDecodeH264CapabilitiesKHR h264 = {.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR};
-	VkVideoDecodeH265CapabilitiesKHR h265 = {.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR};
+	/* The direction's and the codec's capabilities must be chained,
+	 * though only the extents, the decode flags and the encode input
+	 * granularity are read. */
+	union {
+		VkBaseOutStructure base;
+		VkVideoDecodeH264CapabilitiesKHR decode_h264;
+		VkVideoDecodeH265CapabilitiesKHR decode_h265;
+		VkVideoDecodeAV1CapabilitiesKHR decode_av1;
+		VkVideoEncodeH264CapabilitiesKHR encode_h264;
+		VkVideoEncodeH265CapabilitiesKHR encode_h265;
+		VkVideoEncodeAV1CapabilitiesKHR encode_av1;
+	} codec_capabilities;
+	memset(&codec_capabilities, 0, sizeof(codec_capabilities));
+	codec_capabilities.base.sType = codec->capabilities_type;
 	VkVideoDecodeCapabilitiesKHR decode = {
 		.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR,
-		.pNext = profile->operation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR ? (void *)&h264 : (void *)&h265,
+		.pNext = &codec_capabilities,
 	};
-	VkVideoCapabilitiesKHR capabilities = {.sType = VK_STRUCTURE_TYPE_VIDEO_CAPABILITIES_KHR, .pNext = &decode};
+	VkVideoEncodeCapabilitiesKHR encode = {
+		.sType = VK_STRUCTURE_TYPE_VIDEO_ENCODE_CAPABILITIES_KHR,
+		.pNext = &codec_capabilities,
+	};
+	VkVideoCapabilitiesKHR capabilities = {
+		.sType = VK_STRUCTURE_TYPE_VIDEO_CAPABILITIES_KHR,
+		.pNext = codec->encode ? (void *)&encode : (void *)&decode,
+	};
 	VkResult vr = device->get_video_capabilities(device->physical, &chain.profile, &capabilities);
-	const int codec = codec_of_operation(profile->operation);
-	const char *name = vulkan_video_operation_name(profile->operation);
-	if (vr != VK_SUCCESS || codec < 0)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not decode %s profile %u: %s",
-		                             device->name, name, profile->std_profile, vulkan_result_string(vr));
+	const char *name = codec->name;
+	if (vr != VK_SUCCESS)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not %s %s profile %u: %s",
+		                             device->name, verb(codec), name, profile->std_profile,
+		                             vulkan_result_string(vr));
 	if (assertion->width < capabilities.minCodedExtent.width || assertion->height < capabilities.minCodedExtent.height ||
 	    assertion->width > capabilities.maxCodedExtent.width || assertion->height > capabilities.maxCodedExtent.height)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: %s decodes %s profile %u from %ux%u to %ux%u, not %ux%u", device->name,
-		                             name, profile->std_profile, capabilities.minCodedExtent.width,
+		                             "vulkan: %s %ss %s profile %u from %ux%u to %ux%u, not %ux%u", device->name,
+		                             verb(codec), name, profile->std_profile, capabilities.minCodedExtent.width,
 		                             capabilities.minCodedExtent.height, capabilities.maxCodedExtent.width,
 		                             capabilities.maxCodedExtent.height, assertion->width, assertion->height);
-	/* The output holds the whole coded picture (VUID-VkVideoDecodeInfoKHR-
-	 * dstPictureResource-07144): 1080p H.264 is 1920x1088 coded, its
-	 * 1080 rows shown. */
-	const uint32_t block = codecs[codec].block;
-	if (assertion->width % block || assertion->height % block)
+	/* A decode output holds the whole coded picture (VUID-
+	 * VkVideoDecodeInfoKHR-dstPictureResource-07144): 1080p H.264 is
+	 * 1920x1088 coded, its 1080 rows shown. An encoder reads its input in
+	 * granules of encodeInputPictureGranularity, up to the edge of the
+	 * last one, so the input holds whole granules. */
+	uint32_t block_width = codec->block, block_height = codec->block;
+	if (codec->encode) {
+		block_width = encode.encodeInputPictureGranularity.width ? encode.encodeInputPictureGranularity.width : 1;
+		block_height = encode.encodeInputPictureGranularity.height ? encode.encodeInputPictureGranularity.height : 1;
+	}
+	if (assertion->width % block_width || assertion->height % block_height)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: %s pictures are whole %ux%u blocks: ask for %ux%u and show %ux%u of it",
-		                             name, block, block, (assertion->width + block - 1) / block * block,
-		                             (assertion->height + block - 1) / block * block, assertion->width,
-		                             assertion->height);
-	/* A driver whose outputs are its reference pictures (DPB and output
-	 * coincide, and never stand apart) writes the picture into a DPB
-	 * slot: the image is one. */
-	if ((decode.flags & VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR) &&
+		                             codec->encode ? "vulkan: %s encoder input is read in whole %ux%u blocks: ask for "
+		                                             "%ux%u and fill %ux%u of it"
+		                                           : "vulkan: %s pictures are whole %ux%u blocks: ask for %ux%u "
+		                                             "and show %ux%u of it",
+		                             name, block_width, block_height,
+		                             (assertion->width + block_width - 1) / block_width * block_width,
+		                             (assertion->height + block_height - 1) / block_height * block_height,
+		                             assertion->width, assertion->height);
+	/* A driver whose decode outputs are its reference pictures (DPB and
+	 * output coincide, and never stand apart) writes the picture into a
+	 * DPB slot: the image is one. */
+	if (!codec->encode && (decode.flags & VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR) &&
 	    !(decode.flags & VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR))
 		*out_usage |= VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
 	return UDA_SUCCESS;

@@ -1,7 +1,7 @@
 /*
  * uda-mock-vulkan: a Vulkan ICD for tests, loaded by the real loader (and
  * under the Khronos validation layer) through its own manifest. It answers
- * as an NVIDIA GPU with video decode queues would: what lavapipe cannot
+ * as an NVIDIA GPU with video decode and encode queues would: what lavapipe cannot
  * show here (video queues, VK_EXT_image_drm_format_modifier, multi-planar
  * images). Memory is a memfd, exported as both OPAQUE_FD and DMA_BUF, so
  * what one device writes another really reads.
@@ -10,8 +10,11 @@
  * modifiers (drm_fourcc.h, DRM_FORMAT_MOD_NVIDIA_BLOCK_LINEAR_2D with the
  * Turing-and-later sector layout and page kind 6) for RGBA, BGRA, YUYV,
  * NV12 and P010, its decode profiles
- * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 up to
- * 8192x8192, as vulkaninfo shows them on Ampere), NV12 and P010 outputs,
+ * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 and
+ * AV1 Main up to 8192x8192, as vulkaninfo shows them on Ampere), NV12 and
+ * P010 outputs, its encode profiles (H.264 Baseline/Main/High and H.265
+ * Main and Main 10 up to 4096x4096; no AV1 encode, which Ampere lacks)
+ * reading NV12 and P010 inputs in any tiling it has,
  * and a DRM render node (VK_EXT_physical_device_drm, as NVIDIA's driver
  * reports with nvidia-drm loaded) that no real device has: MOCK_RENDER_MINOR,
  * past the 64 render minors the kernel hands out from 128, so a compositor
@@ -59,11 +62,12 @@ struct mock_queue {
 	VK_LOADER_DATA loader;
 };
 
-#define MOCK_QUEUE_FAMILIES 3u
+#define MOCK_QUEUE_FAMILIES 4u
 enum mock_queue_family {
 	MOCK_QUEUE_GRAPHICS = 0,
 	MOCK_QUEUE_TRANSFER = 1,
 	MOCK_QUEUE_DECODE = 2,
+	MOCK_QUEUE_ENCODE = 3,
 };
 
 struct mock_device {
@@ -110,11 +114,12 @@ bool mock_layout_compute(const struct mock_format *format, VkImageTiling tiling,
                          uint32_t height, const VkSubresourceLayout *explicit_planes, uint32_t explicit_count,
                          struct mock_layout *out);
 
-/* Video: whether a profile is one the mock decodes, its limits, and the
- * image usages its outputs allow. */
+/* Video: whether a profile is one the mock decodes or encodes, its
+ * limits, and the image usages its pictures allow. */
 VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile);
 /* Every profile of a list must be supported and agree with the format's
- * bit depth; a usage with video bits needs such a list where `need_list`
+ * bit depth, and decode usages need a decode profile, encode usages an
+ * encode one; a usage with video bits needs such a list where `need_list`
  * (vkCreateImage). */
 bool mock_video_profiles_allow(const void *pnext_chain, const struct mock_format *format, VkImageUsageFlags usage,
                                bool need_list);

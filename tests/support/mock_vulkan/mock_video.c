@@ -1,5 +1,5 @@
-/* The mock's video decoder: the profiles it takes, their limits, and the
- * images their pictures are written to. */
+/* The mock's video decoder and encoder: the profiles they take, their
+ * limits, and the images their pictures are written to or read from. */
 #include <stdlib.h>
 #include <string.h>
 #include <vk_video/vulkan_video_codecs_common.h>
@@ -12,9 +12,17 @@
 #define OUTPUT_USAGES                                                                                                  \
 	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |        \
 	 VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-#define VIDEO_USAGES                                                                                                   \
+/* Encode inputs in any tiling, read as they are. */
+#define INPUT_USAGES                                                                                                   \
+	(VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |        \
+	 VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+#define DECODE_USAGES                                                                                                  \
 	(VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR |                             \
 	 VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR)
+#define ENCODE_USAGES                                                                                                  \
+	(VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR | VK_IMAGE_USAGE_VIDEO_ENCODE_DST_BIT_KHR |                             \
+	 VK_IMAGE_USAGE_VIDEO_ENCODE_DPB_BIT_KHR)
+#define VIDEO_USAGES (DECODE_USAGES | ENCODE_USAGES)
 
 /* UDA_MOCK_VULKAN_DECODE picks how the decoder writes its pictures, as
  * drivers differ:
@@ -34,11 +42,27 @@ static enum decode_mode decode_mode(void)
 	                                       : DECODE_DISTINCT;
 }
 
-VkImageUsageFlags mock_video_usages(VkImageTiling tiling)
+static bool is_encode(VkVideoCodecOperationFlagBitsKHR operation)
+{
+	return operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR ||
+	       operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR;
+}
+
+static VkImageUsageFlags decode_usages(VkImageTiling tiling)
 {
 	if (tiling == VK_IMAGE_TILING_OPTIMAL)
 		return OUTPUT_USAGES | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR;
 	return tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT && decode_mode() == DECODE_DISTINCT ? OUTPUT_USAGES : 0;
+}
+
+static VkImageUsageFlags encode_usages(VkImageTiling tiling)
+{
+	return tiling == VK_IMAGE_TILING_OPTIMAL || tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? INPUT_USAGES : 0;
+}
+
+VkImageUsageFlags mock_video_usages(VkImageTiling tiling)
+{
+	return decode_usages(tiling) | encode_usages(tiling);
 }
 
 static uint32_t depth_bits(VkVideoComponentBitDepthFlagsKHR depth)
@@ -49,32 +73,52 @@ static uint32_t depth_bits(VkVideoComponentBitDepthFlagsKHR depth)
 	                                                          : 0;
 }
 
+/* The std profile of a codec profile structure: each of them is type,
+ * next, then the profile; -1 where the structure is missing. */
+static int64_t std_profile(const VkVideoProfileInfoKHR *profile, VkStructureType type)
+{
+	const struct {
+		VkStructureType sType;
+		const void *pNext;
+		uint32_t std_profile;
+	} *codec = mock_find_struct(profile->pNext, type);
+	return codec ? (int64_t)codec->std_profile : -1;
+}
+
 VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
 {
 	if (!profile || profile->sType != VK_STRUCTURE_TYPE_VIDEO_PROFILE_INFO_KHR)
 		return VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR;
 	uint32_t max_depth = 8;
+	int64_t idc;
 	switch (profile->videoCodecOperation) {
-	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR: {
-		const VkVideoDecodeH264ProfileInfoKHR *h264 =
-			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR);
-		if (!h264)
-			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
-		if (h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_BASELINE &&
-		    h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_MAIN &&
-		    h264->stdProfileIdc != STD_VIDEO_H264_PROFILE_IDC_HIGH)
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR:
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
+		idc = std_profile(profile, profile->videoCodecOperation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR
+		                                   ? VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR
+		                                   : VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_PROFILE_INFO_KHR);
+		if (idc != STD_VIDEO_H264_PROFILE_IDC_BASELINE && idc != STD_VIDEO_H264_PROFILE_IDC_MAIN &&
+		    idc != STD_VIDEO_H264_PROFILE_IDC_HIGH)
 			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
 		break;
-	}
-	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR: {
-		const VkVideoDecodeH265ProfileInfoKHR *h265 =
-			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_PROFILE_INFO_KHR);
-		if (!h265)
-			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
-		if (h265->stdProfileIdc == STD_VIDEO_H265_PROFILE_IDC_MAIN_10)
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR:
+		idc = std_profile(profile, profile->videoCodecOperation == VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR
+		                                   ? VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_PROFILE_INFO_KHR
+		                                   : VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_PROFILE_INFO_KHR);
+		if (idc == STD_VIDEO_H265_PROFILE_IDC_MAIN_10)
 			max_depth = 10;
-		else if (h265->stdProfileIdc != STD_VIDEO_H265_PROFILE_IDC_MAIN)
+		else if (idc != STD_VIDEO_H265_PROFILE_IDC_MAIN)
 			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR: {
+		/* Main: 8 and 10 bits, 4:2:0; without film grain, as the
+		 * mock applies none. */
+		const VkVideoDecodeAV1ProfileInfoKHR *av1 =
+			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_PROFILE_INFO_KHR);
+		if (!av1 || av1->stdProfile != STD_VIDEO_AV1_PROFILE_MAIN || av1->filmGrainSupport)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		max_depth = 10;
 		break;
 	}
 	default:
@@ -93,7 +137,8 @@ bool mock_video_profiles_allow(const void *chain, const struct mock_format *form
 	const VkVideoProfileListInfoKHR *list = mock_find_struct(chain, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
 	if (!(usage & VIDEO_USAGES))
 		return true;
-	if (usage & VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR)
+	if (usage & (VK_IMAGE_USAGE_VIDEO_DECODE_SRC_BIT_KHR | VK_IMAGE_USAGE_VIDEO_ENCODE_DST_BIT_KHR |
+	             VK_IMAGE_USAGE_VIDEO_ENCODE_DPB_BIT_KHR))
 		return false;
 	/* vkGetPhysicalDeviceImageFormatProperties has no room for a list
 	 * (the validation layer asks it so): answered as for any profile. */
@@ -101,12 +146,22 @@ bool mock_video_profiles_allow(const void *chain, const struct mock_format *form
 		return format->bit_depth != 0;
 	if (!list || !list->profileCount)
 		return false;
+	bool decodes = false, encodes = false;
 	for (uint32_t i = 0; i < list->profileCount; i++) {
 		if (mock_video_check_profile(&list->pProfiles[i]) != VK_SUCCESS ||
 		    depth_bits(list->pProfiles[i].lumaBitDepth) != format->bit_depth)
 			return false;
+		encodes = encodes || is_encode(list->pProfiles[i].videoCodecOperation);
+		decodes = decodes || !is_encode(list->pProfiles[i].videoCodecOperation);
 	}
-	return true;
+	/* Each video usage needs a profile of its direction. */
+	return (!(usage & DECODE_USAGES) || decodes) && (!(usage & ENCODE_USAGES) || encodes);
+}
+
+static void set_std_header(VkExtensionProperties *header, const char *name, uint32_t version)
+{
+	strcpy(header->extensionName, name);
+	header->specVersion = version;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhysicalDevice physical, const VkVideoProfileInfoKHR *profile,
@@ -115,29 +170,71 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 	const VkResult result = mock_video_check_profile(profile);
 	if (result != VK_SUCCESS)
 		return result;
-	const bool h264 = profile->videoCodecOperation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR;
+	const VkVideoCodecOperationFlagBitsKHR operation = profile->videoCodecOperation;
 	capabilities->flags = VK_VIDEO_CAPABILITY_SEPARATE_REFERENCE_IMAGES_BIT_KHR;
 	capabilities->minBitstreamBufferOffsetAlignment = 256;
 	capabilities->minBitstreamBufferSizeAlignment = 256;
 	capabilities->pictureAccessGranularity = (VkExtent2D){16, 16};
-	capabilities->minCodedExtent = h264 ? (VkExtent2D){48, 16} : (VkExtent2D){144, 144};
-	capabilities->maxCodedExtent = h264 ? (VkExtent2D){4096, 4096} : (VkExtent2D){8192, 8192};
 	capabilities->maxDpbSlots = 17;
 	capabilities->maxActiveReferencePictures = 16;
-	if (h264) {
-		strcpy(capabilities->stdHeaderVersion.extensionName, VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_EXTENSION_NAME);
-		capabilities->stdHeaderVersion.specVersion = VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_SPEC_VERSION;
-	} else {
-		strcpy(capabilities->stdHeaderVersion.extensionName, VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_EXTENSION_NAME);
-		capabilities->stdHeaderVersion.specVersion = VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_SPEC_VERSION;
+	switch (operation) {
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){48, 16};
+		capabilities->maxCodedExtent = (VkExtent2D){4096, 4096};
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_H264_DECODE_SPEC_VERSION);
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){144, 144};
+		capabilities->maxCodedExtent = (VkExtent2D){8192, 8192};
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_H265_DECODE_SPEC_VERSION);
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){16, 16};
+		capabilities->maxCodedExtent = (VkExtent2D){8192, 8192};
+		capabilities->maxDpbSlots = 9;
+		capabilities->maxActiveReferencePictures = 7;
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_AV1_DECODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_AV1_DECODE_SPEC_VERSION);
+		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){160, 64};
+		capabilities->maxCodedExtent = (VkExtent2D){4096, 4096};
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_H264_ENCODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_H264_ENCODE_SPEC_VERSION);
+		break;
+	default: /* H.265 encode: mock_video_check_profile took no other */
+		capabilities->minCodedExtent = (VkExtent2D){160, 64};
+		capabilities->maxCodedExtent = (VkExtent2D){4096, 4096};
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_H265_ENCODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_H265_ENCODE_SPEC_VERSION);
+		break;
 	}
 	VkVideoDecodeCapabilitiesKHR *decode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR);
-	if (decode)
+	if (decode && !is_encode(operation))
 		decode->flags = decode_mode() == DECODE_COINCIDE
 		                        ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR
 		                        : VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
 		                                  VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
+	/* The encoder reads its input in whole macroblocks (H.264) or
+	 * coding tree blocks (H.265, 32x32). */
+	VkVideoEncodeCapabilitiesKHR *encode =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_CAPABILITIES_KHR);
+	if (encode && is_encode(operation)) {
+		encode->flags = 0;
+		encode->rateControlModes = VK_VIDEO_ENCODE_RATE_CONTROL_MODE_DISABLED_BIT_KHR |
+		                           VK_VIDEO_ENCODE_RATE_CONTROL_MODE_CBR_BIT_KHR |
+		                           VK_VIDEO_ENCODE_RATE_CONTROL_MODE_VBR_BIT_KHR;
+		encode->maxRateControlLayers = 1;
+		encode->maxBitrate = 800000000;
+		encode->maxQualityLevels = 7;
+		encode->encodeInputPictureGranularity =
+			operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR ? (VkExtent2D){16, 16} : (VkExtent2D){32, 32};
+		encode->supportedEncodeFeedbackFlags = VK_VIDEO_ENCODE_FEEDBACK_BITSTREAM_BUFFER_OFFSET_BIT_KHR |
+		                                       VK_VIDEO_ENCODE_FEEDBACK_BITSTREAM_BYTES_WRITTEN_BIT_KHR;
+	}
 	VkVideoDecodeH264CapabilitiesKHR *h264_caps =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR);
 	if (h264_caps) {
@@ -148,6 +245,38 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR);
 	if (h265_caps)
 		h265_caps->maxLevelIdc = STD_VIDEO_H265_LEVEL_IDC_6_2;
+	VkVideoDecodeAV1CapabilitiesKHR *av1_caps =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR);
+	if (av1_caps)
+		av1_caps->maxLevel = STD_VIDEO_AV1_LEVEL_6_0;
+	VkVideoEncodeH264CapabilitiesKHR *h264_encode =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR);
+	if (h264_encode) {
+		h264_encode->maxLevelIdc = STD_VIDEO_H264_LEVEL_IDC_5_2;
+		h264_encode->maxSliceCount = 32;
+		h264_encode->maxPPictureL0ReferenceCount = 4;
+		h264_encode->maxBPictureL0ReferenceCount = 4;
+		h264_encode->maxL1ReferenceCount = 1;
+		h264_encode->maxTemporalLayerCount = 1;
+		h264_encode->maxQp = 51;
+		h264_encode->minQp = 0;
+	}
+	VkVideoEncodeH265CapabilitiesKHR *h265_encode =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR);
+	if (h265_encode) {
+		h265_encode->maxLevelIdc = STD_VIDEO_H265_LEVEL_IDC_6_2;
+		h265_encode->maxSliceSegmentCount = 32;
+		h265_encode->maxTiles = (VkExtent2D){1, 1};
+		h265_encode->ctbSizes = VK_VIDEO_ENCODE_H265_CTB_SIZE_32_BIT_KHR;
+		h265_encode->transformBlockSizes = VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_4_BIT_KHR |
+		                                   VK_VIDEO_ENCODE_H265_TRANSFORM_BLOCK_SIZE_32_BIT_KHR;
+		h265_encode->maxPPictureL0ReferenceCount = 4;
+		h265_encode->maxBPictureL0ReferenceCount = 4;
+		h265_encode->maxL1ReferenceCount = 1;
+		h265_encode->maxSubLayerCount = 1;
+		h265_encode->maxQp = 51;
+		h265_encode->minQp = 0;
+	}
 	return VK_SUCCESS;
 }
 
@@ -167,6 +296,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoFormatPropertiesKHR(Vk
 	    (info->imageUsage & output_and_dpb) != output_and_dpb)
 		return VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR;
 	uint32_t depth = 0;
+	bool decodes = false, encodes = false;
 	for (uint32_t i = 0; i < list->profileCount; i++) {
 		const VkResult result = mock_video_check_profile(&list->pProfiles[i]);
 		if (result != VK_SUCCESS)
@@ -175,14 +305,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoFormatPropertiesKHR(Vk
 		if (depth && d != depth)
 			return VK_ERROR_FORMAT_NOT_SUPPORTED;
 		depth = d;
+		encodes = encodes || is_encode(list->pProfiles[i].videoCodecOperation);
+		decodes = decodes || !is_encode(list->pProfiles[i].videoCodecOperation);
 	}
+	/* Decode pictures for decode profiles, encode ones for encode
+	 * profiles; the mock lists no picture for both at once. */
+	if (((info->imageUsage & DECODE_USAGES) && !decodes) || ((info->imageUsage & ENCODE_USAGES) && !encodes) ||
+	    ((info->imageUsage & DECODE_USAGES) && (info->imageUsage & ENCODE_USAGES)))
+		return VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR;
 	const VkFormat format =
 		depth == 10 ? VK_FORMAT_G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16 : VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
 	const VkImageTiling tilings[] = {VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT};
 	VkVideoFormatPropertiesKHR found[2];
 	uint32_t n = 0;
 	for (uint32_t t = 0; t < 2; t++) {
-		const VkImageUsageFlags allowed = mock_video_usages(tilings[t]);
+		const VkImageUsageFlags allowed = (info->imageUsage & ENCODE_USAGES) ? encode_usages(tilings[t])
+		                                                                    : decode_usages(tilings[t]);
 		if ((info->imageUsage & allowed) != info->imageUsage || !allowed)
 			continue;
 		found[n++] = (VkVideoFormatPropertiesKHR){
