@@ -142,6 +142,9 @@ uint32_t vulkan_modifier_plane_count(const struct vulkan_device *device, VkForma
 struct image_support {
 	VkImageFormatProperties limits;
 	VkExternalMemoryFeatureFlags features;
+	/* The handle types one image may be made for beside the one asked
+	 * (VUID-VkImageCreateInfo-pNext-00990). */
+	VkExternalMemoryHandleTypeFlags compatible;
 };
 /* vulkan_query_cache.c: the driver's answers to vulkan_query_image. */
 struct vulkan_query_cache *vulkan_query_cache_create(void);

@@ -126,6 +126,7 @@ bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_
 	            vkGetPhysicalDeviceImageFormatProperties2(device->physical, &info, &properties) == VK_SUCCESS;
 	out->limits = properties.imageFormatProperties;
 	out->features = external.externalMemoryProperties.externalMemoryFeatures;
+	out->compatible = external.externalMemoryProperties.compatibleHandleTypes;
 	vulkan_query_cache_add(device->query_cache, desc, handle, supported, out);
 	return supported;
 }
@@ -375,6 +376,13 @@ static uda_result append_linear_set(const struct vulkan_device *device, uda_cont
 	if (device->has_dma_buf &&
 	    vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
 	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
+		/* One image serves both only where the driver says the two
+		 * go together; otherwise the DMA-BUF, which other drivers,
+		 * displays and cameras import too. */
+		if (linear_handles && !(support.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)) {
+			linear.handle_count = 0;
+			linear_handles = 0;
+		}
 		if (!linear_handles)
 			support = dma_buf_support;
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;

@@ -225,8 +225,20 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	a->usage = params.usage;
 	a->video = params.video;
 
-	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
+	const VkExternalMemoryHandleTypeFlags both =
+		VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT | VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) {
 		handles &= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT; /* explicit layouts travel as dma-bufs */
+	} else if ((handles & both) == both) {
+		/* A set naming both (from another process, perhaps) gets one
+		 * image for both only where the driver says they go together
+		 * (VUID-VkImageCreateInfo-pNext-00990); else the DMA-BUF. */
+		const struct vulkan_image_desc desc = {a->format, a->tiling, 0, a->usage, a->video};
+		struct image_support support;
+		if (!vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) ||
+		    !(support.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT))
+			handles &= ~(VkExternalMemoryHandleTypeFlags)VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+	}
 	a->export_handles = handles;
 	/* A linear modifier takes the layout the set's merged constraints
 	 * allow (other devices' pitch alignment included), explicitly; other
