@@ -120,6 +120,9 @@ echo "== test (release)"
 echo "== test (release, again on bookworm-backports' Mesa, unpacked into build-mesa/)"
 scripts/newer-mesa.sh test
 
+echo "== test (the programs of Vulkan use, again under Debian 13's Vulkan loader and validation layer)"
+scripts/newer-vulkan.sh
+
 echo "== fuzz (clang libFuzzer, ASan+UBSan, 30 s a target)"
 scripts/fuzz.sh 30
 

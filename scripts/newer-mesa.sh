@@ -41,30 +41,21 @@ esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# shellcheck source=lib/debian-unpack.sh
+source scripts/lib/debian-unpack.sh
 [[ -x build/tests/bench/uda-bench-egl ]] || {
 	echo "newer-mesa: build/ is not built (scripts/bootstrap.sh builds it)" >&2
 	exit 2
 }
 
 prefix=$root/build-mesa
-apt_dir=$prefix/apt
 libdir=$prefix/root/usr/lib/x86_64-linux-gnu
 # Mesa's drivers and what they need newer than bookworm has (libdrm).
 packages=(libgl1-mesa-dri libegl-mesa0 mesa-libgallium mesa-vulkan-drivers libgbm1
 	libdrm2 libdrm-amdgpu1 libdrm-intel1)
 
 fetch() {
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-	echo "deb http://deb.debian.org/debian bookworm-backports main" >"$apt_dir/sources.list"
-	local options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root)
-	apt-get "${options[@]}" update -qq || return 1
-	local wanted=()
-	for p in "${packages[@]}"; do wanted+=("$p/bookworm-backports"); done
-	rm -f "$apt_dir"/debs/*.deb
-	(cd "$apt_dir/debs" && apt-get "${options[@]}" download -qq "${wanted[@]}") || return 1
-	rm -rf "$prefix/root"
-	for deb in "$apt_dir"/debs/*.deb; do dpkg-deb -x "$deb" "$prefix/root"; done
+	debian_unpack bookworm-backports "$prefix" "${packages[@]}" || return 1
 	# The packages name their libraries by system paths; point the
 	# loaders' manifests at the unpacked ones.
 	cat >"$prefix/egl_vendor.json" <<-EOF
@@ -90,7 +81,7 @@ with_newer_mesa() {
 		"$@"
 }
 
-version=$(dpkg-deb -f "$apt_dir"/debs/mesa-vulkan-drivers_*.deb Version)
+version=$(debian_unpacked_version "$prefix" mesa-vulkan-drivers)
 echo "newer-mesa: Mesa $version from bookworm-backports, in build-mesa/"
 # Vulkan says which Mesa it loaded; GL must agree with it, which the
 # suite checks (one device UUID through both APIs, llvmpipe's holding the

@@ -9,16 +9,11 @@ set -euo pipefail
 
 suite=${1:?usage: $0 SUITE (a Debian suite, e.g. trixie)}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/debian-unpack.sh
+source "$root/scripts/lib/debian-unpack.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
-echo "deb http://deb.debian.org/debian $suite main" >"$work/sources.list"
-options=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o APT::Sandbox::User=root)
-apt-get "${options[@]}" update -qq
-(cd "$work/debs" && apt-get "${options[@]}" download -qq "libvulkan-dev/$suite")
-dpkg-deb -x "$work"/debs/libvulkan-dev_*.deb "$work/root"
+debian_unpack "$suite" "$work" libvulkan-dev
 
 target=$root/third_party/vulkan-headers
 rm -rf "$target/include" "$target/registry"
@@ -26,5 +21,5 @@ mkdir -p "$target/include/vulkan" "$target/include/vk_video" "$target/registry"
 cp "$work"/root/usr/include/vulkan/*.h "$target/include/vulkan/"
 cp "$work"/root/usr/include/vk_video/*.h "$target/include/vk_video/"
 install -m 644 "$work/root/usr/share/vulkan/registry/vk.xml" "$target/registry/"
-version=$(dpkg-deb -f "$work"/debs/libvulkan-dev_*.deb Version)
-echo "third_party/vulkan-headers: libvulkan-dev $version from $suite; update its README.md"
+echo "third_party/vulkan-headers: libvulkan-dev $(debian_unpacked_version "$work" libvulkan-dev) from $suite;" \
+	"update its README.md"
