@@ -81,6 +81,8 @@ for decode in distinct optimal coincide; do
 		VK_DRIVER_FILES="$mock" UDA_MOCK_VULKAN_DECODE=$decode -- test-vulkan-video \
 		--gtest_filter='VulkanVideoDriver.*'
 done
+expect='encode input made' run test-vulkan-video-encode-driver-on-mock UDA_TEST_REQUIRE_VALIDATION=1 \
+	VK_DRIVER_FILES="$mock" -- test-vulkan-video --gtest_filter='VulkanVideoEncodeDriver.*'
 # lavapipe (the system's Mesa): Vulkan with GL, imports, faults, threads.
 for program in test-vulkan-gl test-bad-gpu-imports test-faults test-usage-change test-threads; do
 	run "$program" -- "$program"
