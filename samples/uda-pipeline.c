@@ -6,13 +6,17 @@
  * allocates the frame, imports it into the others, and says how to queue
  * it on the V4L2 node or decode into it.
  *
- *   uda-pipeline [--source NAME] [--codec h264|h265] [--profile N] [--size WxH]
- *                [--format NAME] [--recorded DIR] [--recorded-display FILE]
+ *   uda-pipeline [--source NAME] [--codec h264|h265|av1] [--profile N]
+ *                [--encode h264|h265|av1] [--size WxH] [--format NAME]
+ *                [--recorded DIR] [--recorded-display FILE]
  *
  * Devices are the machine's own: the first V4L2 camera or decoder (or the
  * one whose name contains NAME), the first Vulkan (else GL) device, the
  * first DRM display. --codec makes the source a decoder of that
  * bitstream: a V4L2 decoder or a Vulkan device with a video decode queue.
+ * --encode makes the GPU an encoder of the frame rather than its sampler:
+ * a Vulkan device with a video encode queue (a camera recorded as it is
+ * shown, a stream transcoded).
  * --recorded replays the recorded drivers of DIR
  * (*.v4l2, tests/backends/v4l2-fixtures/replay) in place of /dev/video*,
  * through UDA_V4L2_REPLAY; --recorded-display a recorded display
@@ -49,6 +53,7 @@ struct party {
 struct options {
 	const char *source;
 	uda_video_profile profile; /* codec 0: any source */
+	uda_video_profile encode;  /* codec 0: the GPU samples */
 	const char *recorded;
 	const char *recorded_display;
 	uint32_t width, height, format;
@@ -179,9 +184,9 @@ static uda_result negotiate(uda_context *ctx, const uda_assertion *assertion, st
 	return uda_negotiate(ctx, &info, out);
 }
 
-/* A Vulkan decoder writes the frame through its image, made for the
- * profile. */
-static void print_decoding(uda_allocation *frame)
+/* A Vulkan decoder writes the frame, or a Vulkan encoder reads it,
+ * through its image, made for the profile. */
+static void print_video_image(uda_allocation *frame, const char *what)
 {
 	uda_vulkan_native native = {.type = UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
 	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS)
@@ -189,16 +194,16 @@ static void print_decoding(uda_allocation *frame)
 	const char *tiling = native.tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? "DRM_FORMAT_MODIFIER_EXT"
 	                     : native.tiling == VK_IMAGE_TILING_OPTIMAL               ? "OPTIMAL"
 	                                                                              : "LINEAR";
-	printf("  decode into it: a VkImage of tiling %s, usage 0x%x, made with the profile in "
+	printf("  %s: a VkImage of tiling %s, usage 0x%x, made with the profile in "
 	       "VkVideoProfileListInfoKHR, on the frame's memory\n",
-	       tiling, (unsigned)native.usage);
+	       what, tiling, (unsigned)native.usage);
 }
 
 static void print_queueing(uda_allocation *frame, uint32_t width, uint32_t height)
 {
 	uda_v4l2_native native = {.type = UDA_STRUCTURE_TYPE_V4L2_NATIVE};
 	if (uda_allocation_get_native(frame, &native) != UDA_SUCCESS) {
-		print_decoding(frame);
+		print_video_image(frame, "decode into it");
 		return;
 	}
 	const uint32_t f = native.pixelformat;
@@ -238,8 +243,11 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 	printf("\n");
 	int status = 0;
 	for (uint32_t i = 0; i < count; i++) {
+		const bool encoder = parties[i]->atom.name == UDA_USAGE_VIDEO_ENCODE;
 		if (parties[i]->device == maker && (i == 0 || parties[0]->device != maker)) {
-			if (parties[i]->atom.name != UDA_USAGE_SAMPLED && parties[i]->atom.name != UDA_USAGE_SCANOUT)
+			if (encoder)
+				print_video_image(frame, "encode from it");
+			else if (parties[i]->atom.name != UDA_USAGE_SAMPLED && parties[i]->atom.name != UDA_USAGE_SCANOUT)
 				print_queueing(frame, assertion->width, assertion->height);
 			continue;
 		}
@@ -250,6 +258,8 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 			printf("  imported by %s\n", device_name(parties[i]->device));
 			if (parties[i] == parties[0])
 				print_queueing(imported, assertion->width, assertion->height);
+			else if (encoder)
+				print_video_image(imported, "encode from it");
 			uda_allocation_destroy(imported);
 		} else {
 			printf("  not imported by %s: %s\n", device_name(parties[i]->device), uda_context_get_error(ctx));
@@ -262,13 +272,17 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: uda-pipeline [--source NAME] [--codec h264|h265] [--profile N] [--size WxH]\n"
-	            "                    [--format NAME] [--recorded DIR] [--recorded-display FILE]\n"
+	fprintf(to, "usage: uda-pipeline [--source NAME] [--codec h264|h265|av1] [--profile N]\n"
+	            "                    [--encode h264|h265|av1] [--size WxH] [--format NAME]\n"
+	            "                    [--recorded DIR] [--recorded-display FILE]\n"
 	            "A camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
 	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
 	            "  --source NAME   the source device whose name contains NAME (default: the first)\n"
-	            "  --codec CODEC   a decoder of h264 or h265 (V4L2, or Vulkan with a decode queue)\n"
-	            "  --profile N     the codec's profile_idc (default: 100, High, for h264; 1, Main, for h265)\n"
+	            "  --codec CODEC   a decoder of h264, h265 or av1 (V4L2, or Vulkan with a decode queue)\n"
+	            "  --profile N     the codec's profile (default: 100, High, for h264; 1, Main, for h265;\n"
+	            "                  0, Main, for av1)\n"
+	            "  --encode CODEC  the GPU encodes the frame in h264 (High), h265 (Main) or av1 (Main),\n"
+	            "                  rather than sampling it (Vulkan with an encode queue)\n"
 	            "  --size WxH      the frame's size (default 1280x720)\n"
 	            "  --format NAME   its format, as uda's table names it (default: NV12, else YUYV)\n"
 	            "  --recorded DIR  replay the recorded drivers of DIR/*.v4l2, not /dev/video*\n"
@@ -283,6 +297,7 @@ static int parse_options(int argc, char **argv, struct options *options)
 		{"format", required_argument, NULL, 'f'},   {"recorded", required_argument, NULL, 'r'},
 		{"recorded-display", required_argument, NULL, 'd'},
 		{"codec", required_argument, NULL, 'c'},    {"profile", required_argument, NULL, 'p'},
+		{"encode", required_argument, NULL, 'e'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	*options = (struct options){.width = 1280, .height = 720};
@@ -312,12 +327,16 @@ static int parse_options(int argc, char **argv, struct options *options)
 			options->recorded_display = optarg;
 			break;
 		case 'c':
-			options->profile.codec = codec_from_name(optarg, strlen(optarg));
-			if (options->profile.codec != UDA_VIDEO_CODEC_H264 && options->profile.codec != UDA_VIDEO_CODEC_H265) {
-				fprintf(stderr, "uda-pipeline: --codec h264 or h265\n");
+		case 'e': {
+			uda_video_profile *profile = c == 'c' ? &options->profile : &options->encode;
+			profile->codec = codec_from_name(optarg, strlen(optarg));
+			if (profile->codec != UDA_VIDEO_CODEC_H264 && profile->codec != UDA_VIDEO_CODEC_H265 &&
+			    profile->codec != UDA_VIDEO_CODEC_AV1) {
+				fprintf(stderr, "uda-pipeline: --%s h264, h265 or av1\n", c == 'c' ? "codec" : "encode");
 				return 2;
 			}
 			break;
+		}
 		case 'p':
 			if (optarg[0] == '-' || sscanf(optarg, "%u", &options->profile.profile) != 1 ||
 			    !options->profile.profile) {
@@ -337,10 +356,16 @@ static int parse_options(int argc, char **argv, struct options *options)
 		fprintf(stderr, "uda-pipeline: --profile names a profile of the --codec\n");
 		return 2;
 	}
-	/* A Vulkan decoder writes only into images made for its session's
-	 * profile, so the sample names one: the one most streams need. */
-	if (options->profile.codec && !options->profile.profile)
-		options->profile.profile = options->profile.codec == UDA_VIDEO_CODEC_H264 ? 100 : 1;
+	/* A Vulkan video session takes only images made for its profile,
+	 * so the sample names one: the one most streams need (AV1's Main is
+	 * its profile 0). */
+	uda_video_profile *profiles[] = {&options->profile, &options->encode};
+	for (int i = 0; i < 2; i++) {
+		if (profiles[i]->codec && !profiles[i]->profile)
+			profiles[i]->profile = profiles[i]->codec == UDA_VIDEO_CODEC_H264   ? 100
+			                       : profiles[i]->codec == UDA_VIDEO_CODEC_H265 ? 1
+			                                                                    : 0;
+	}
 	return -1;
 }
 
@@ -378,10 +403,14 @@ int main(int argc, char **argv)
 	memcpy(format_name, &assertion.format, 4);
 	format_name[4] = '\0';
 	printf("frame: %ux%u %s\n", assertion.width, assertion.height, format_name);
+	/* An encoder is a Vulkan device's; a sampler may be GL's too. */
 	parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_VULKAN);
-	if (!parties[PARTY_GPU].device)
+	if (!parties[PARTY_GPU].device && !options.encode.codec)
 		parties[PARTY_GPU].device = find_by_api(devices, count, UDA_DEVICE_API_GL);
-	set_usage(&parties[PARTY_GPU], UDA_USAGE_SAMPLED, NULL);
+	if (options.encode.codec)
+		set_usage(&parties[PARTY_GPU], UDA_USAGE_VIDEO_ENCODE, &options.encode);
+	else
+		set_usage(&parties[PARTY_GPU], UDA_USAGE_SAMPLED, NULL);
 	parties[PARTY_DISPLAY].device = find_by_api(devices, count, UDA_DEVICE_API_DRM);
 	set_usage(&parties[PARTY_DISPLAY], UDA_USAGE_SCANOUT, NULL);
 
