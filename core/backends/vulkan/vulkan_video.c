@@ -308,9 +308,16 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: codec %u is not one the vulkan backend can %s (H.264, H.265, AV1)",
 		                             profile.codec, direction);
-	if (!(device->video_operations & codec->operation))
+	if (!(device->video_operations & codec->operation)) {
+		bool any = false;
+		for (size_t i = 0; i < CODEC_COUNT; i++)
+			any = any || (codecs[i].encode == encode && (device->video_operations & codecs[i].operation));
+		if (!any)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no video %s queue",
+			                             device->name, direction);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not %s %s", device->name,
 		                             direction, codec->name);
+	}
 	/* A video session reads or writes only images made for its very
 	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142,
 	 * VUID-vkCmdEncodeVideoKHR-pEncodeInfo-08206), so "any" cannot be
