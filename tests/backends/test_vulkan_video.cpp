@@ -104,10 +104,12 @@ void expect_one_memory(uda_allocation *writer, uda_allocation *reader, uint64_t 
 }
 
 // The Khronos validation layer's version, 0 without one. Debian 12's
-// (1.3.239) predates the final Vulkan Video encode (1.3.274) and AV1
-// (1.3.277) extensions: it reports their structures as the application's
-// errors. Debian 13's (1.4.309) knows them.
-constexpr uint32_t layer_knowing_encode_and_av1 = VK_MAKE_API_VERSION(0, 1, 3, 277);
+// (1.3.239) predates the final Vulkan Video encode (1.3.274), AV1 decode
+// (1.3.277) and AV1 encode (1.3.302) extensions: it takes their
+// structures for the application's errors and fails their queries, so the
+// backend leaves them out while validating with it. Debian 13's (1.4.309)
+// knows them.
+constexpr uint32_t layer_knowing_encode_and_av1 = VK_MAKE_API_VERSION(0, 1, 3, 302);
 
 uint32_t validation_layer_version()
 {
@@ -600,7 +602,7 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 		// H.264 encode, which the mock has, but on a decode output.
 		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
 		 "name a video profile (operation 0x10000, profile 77) and usage 0x"},
-		// AV1 encode, which it has not.
+		// AV1 encode with H.264's profile number, which AV1 has not.
 		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
 		 "name a video profile (operation 0x40000, profile 77) and usage 0x"},
 		{3, VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR, UDA_ERROR_UNSUPPORTED, "vkCreateImage"},
@@ -666,6 +668,57 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeInputOffersWhatTheDriverListsForItsProfile)
 	EXPECT_EQ(count_of(sets.get()), 8u);
 }
 
+// AV1 encode is a device feature as well as an extension: the device is
+// created with videoEncodeAV1, without which no image may be made for an
+// AV1 encode profile (the mock refuses one, as the layer does). Where the
+// driver lists the extension without the feature, AV1 encode is not
+// offered, and the device says it has no such queue.
+TEST_F(VulkanEncodeAndAv1, AnAv1EncodeInputNeedsTheDevicesFeature)
+{
+	const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 0 /* Main */);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, a, encode, sets), UDA_SUCCESS) << error();
+	ASSERT_EQ(count_of(sets.get()), 8u);
+	const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a, sets.get(),
+	                                         6 /* linear */};
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_allocate(&info, &raw), UDA_SUCCESS) << error();
+	const AllocationPtr input(raw);
+	const AllocationPtr view = import_read_only(input.get(), gpu);
+	EXPECT_NE(view, nullptr) << error();
+
+	setenv("UDA_MOCK_VULKAN_AV1_ENCODE", "0", 1);
+	ContextPtr without(nullptr);
+	{
+		ValidationLog other;
+		without = create_validated_context(other, false);
+	}
+	unsetenv("UDA_MOCK_VULKAN_AV1_ENCODE");
+	ASSERT_NE(without, nullptr);
+	uda_device *other_gpu = nullptr;
+	uint32_t count = 0;
+	ASSERT_EQ(uda_context_enumerate_devices(without.get(), &count, nullptr), UDA_SUCCESS);
+	std::vector<uda_device *> all(count);
+	ASSERT_EQ(uda_context_enumerate_devices(without.get(), &count, all.data()), UDA_SUCCESS);
+	for (uda_device *device : all) {
+		uda_device_info device_info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		if (uda_device_get_info(device, &device_info) == UDA_SUCCESS && device_info.api == UDA_DEVICE_API_VULKAN)
+			other_gpu = device;
+	}
+	ASSERT_NE(other_gpu, nullptr);
+	uda_capability_set_list *none = nullptr;
+	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &encode.usage, &none), UDA_ERROR_UNSUPPORTED);
+	uda_capability_set_list_destroy(none);
+	EXPECT_NE(std::string(uda_context_get_error(without.get())).find("has no queue that encodes AV1"),
+	          std::string::npos)
+	        << uda_context_get_error(without.get());
+	// H.264 encode is still there.
+	const Usage h264(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100);
+	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &h264.usage, &none), UDA_SUCCESS);
+	uda_capability_set_list_destroy(none);
+}
+
 TEST_F(VulkanEncodeAndAv1, AProfileTheDriverCannotEncodeOrDecodeOffersNothingAndSaysWhy)
 {
 	ListPtr sets;
@@ -685,7 +738,9 @@ TEST_F(VulkanEncodeAndAv1, AProfileTheDriverCannotEncodeOrDecodeOffersNothingAnd
 		 "encodes H.265 profile 1 from 160x64 to 4096x4096, not 8192x4352"},
 		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 0, 0, nv12, "name the H.264 profile"},
 		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 244, 0, nv12, "does not encode H.264 profile 244"},
-		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 0, 0, nv12, "does not encode AV1"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 1, 0, nv12, "does not encode AV1 profile 1"},
+		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 0, 0, assertion(1920, 1080, DRM_FORMAT_NV12),
+		 "AV1 encoder input is read in whole 16x16 blocks: ask for 1920x1088"},
 		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_VP8, 0, 0, nv12,
 		 "codec 3 is not one the vulkan backend can encode (H.264, H.265, AV1)"},
 		{UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
@@ -827,8 +882,8 @@ TEST_F(VulkanEncodeAndAv1, AnAv1FrameGoesToTheDisplayAndTheSampler)
 }
 
 // An encode input from another process is checked as a decode output is:
-// a decode operation beside an encode use, or an encode profile the
-// driver does not have, is refused before any image is made.
+// a decode operation beside an encode use, or an operation the driver
+// does not have, is refused before any image is made.
 TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 {
 	const uda_assertion a = assertion(1280, 736, DRM_FORMAT_NV12);
@@ -841,8 +896,9 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), original.data(), size, &size), UDA_SUCCESS);
 	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, 1,
 	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
-	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR),
-	                           uint32_t(VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR)}) {
+	// A decode operation on an encode input; an operation Vulkan does
+	// not have.
+	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x8u}) {
 		SCOPED_TRACE(operation);
 		std::vector<uint8_t> bytes = original;
 		size_t found = 0;
@@ -872,9 +928,9 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 // NVIDIA's; ctest on the mock). Each Vulkan device of the machine with a queue for `video`'s profile
 // makes a 1080p NV12 picture (1920x1088: whole macroblocks) that its own
 // sampler and, where GL samples NV12, GL import, and prints what it made
-// ("<what> made: ..."); a device without such a queue must say only that:
-// it has none of the direction (`no_queue`) or none for the codec
-// ("does not <codec_use>"). Skips, saying why, where none has one.
+// ("<what> made: ..."), an image of `video_use`; a device without such a
+// queue must say only that: it has none of the direction (`no_queue`) or
+// none for the codec ("has no queue that <codec_use>"). Skips, saying why, where none has one.
 class VulkanVideoDriver : public VideoContext
 {
 protected:
@@ -882,7 +938,7 @@ protected:
 	virtual bool needs_final_video() const { return false; }
 
 	void each_device_makes_and_shares(const Usage &video, const char *what, const char *no_queue,
-	                                  const char *codec_use)
+	                                  const char *codec_use, VkImageUsageFlags video_use)
 	{
 		const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
 		const Usage sampled(UDA_USAGE_SAMPLED);
@@ -897,7 +953,7 @@ protected:
 				// without a picture: any other refusal is a failure.
 				const std::string why = error();
 				EXPECT_TRUE(why.find(no_queue) != std::string::npos ||
-				            why.find(std::string("does not ") + codec_use) != std::string::npos)
+				            why.find(std::string("has no queue that ") + codec_use) != std::string::npos)
 				        << info.name << ": " << why;
 				why_none += std::string(info.name) + ": " + why + "; ";
 				continue;
@@ -924,7 +980,7 @@ protected:
 			ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
 			uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
 			ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
-			EXPECT_TRUE(native.usage & (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR));
+			EXPECT_TRUE(native.usage & video_use) << std::hex << native.usage;
 			char tiling[64] = "the driver's own tiling (opaque)";
 			if (native.tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT)
 				std::snprintf(tiling, sizeof(tiling), "modifier 0x%016llx",
@@ -950,7 +1006,8 @@ protected:
 TEST_F(VulkanVideoDriver, EachDecoderMakesAnOutputItsSamplerAndGlImport)
 {
 	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100 /* High */);
-	each_device_makes_and_shares(decode, "decode output", "has no video decode queue", "decode H.264");
+	each_device_makes_and_shares(decode, "decode output", "has no video decode queue", "decodes H.264",
+	                             VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR);
 }
 
 // The same for encoding, H.264 High: the sampler a preview. Under a
@@ -964,5 +1021,6 @@ protected:
 TEST_F(VulkanVideoEncodeDriver, EachEncoderMakesAnInputItsSamplerAndGlImport)
 {
 	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100 /* High */);
-	each_device_makes_and_shares(encode, "encode input", "has no video encode queue", "encode H.264");
+	each_device_makes_and_shares(encode, "encode input", "has no video encode queue", "encodes H.264",
+	                             VK_IMAGE_USAGE_VIDEO_ENCODE_SRC_BIT_KHR);
 }

@@ -49,6 +49,7 @@ const char *vulkan_result_string(VkResult result)
 		CASE(VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR)
 		CASE(VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR)
 		CASE(VK_ERROR_VIDEO_STD_VERSION_NOT_SUPPORTED_KHR)
+		CASE(VK_ERROR_VALIDATION_FAILED_EXT)
 #undef CASE
 	default:
 		return "VkResult (other)";
@@ -62,19 +63,6 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL log_validation_message(VkDebugUtilsMessage
 {
 	struct vulkan_backend *backend = user_data;
 	const char *message = data->pMessage ? data->pMessage : "";
-	/* A layer older than an extension the device enables says so once,
-	 * as a warning: that is the layer's age, not a misuse (Debian 12's
-	 * layer, 1.3.239, predates the final Vulkan Video encode and AV1
-	 * extensions). It is told as what it means, at INFO. */
-	const char *unknown = strstr(message, " is not supported by this layer");
-	const char *extension = strstr(message, "Extension VK_");
-	if (unknown && extension && extension < unknown) {
-		extension += strlen("Extension ");
-		uda_context_log(backend->ctx, UDA_LOG_INFO,
-		                "vulkan validation: the layer predates %.*s; what uda does with it goes unvalidated",
-		                (int)(unknown - extension), extension);
-		return VK_FALSE;
-	}
 	uda_log_level level = UDA_LOG_DEBUG;
 	if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
 		level = UDA_LOG_ERROR;
@@ -84,26 +72,31 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL log_validation_message(VkDebugUtilsMessage
 	return VK_FALSE;
 }
 
-static bool has_instance_layer(const char *name)
+/* The version of the headers an instance layer was built with (its
+ * specVersion); 0 where the layer is not installed. */
+static uint32_t instance_layer_version(const char *name)
 {
 	uint32_t count = 0;
 	if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0)
-		return false;
+		return 0;
 	VkLayerProperties *layers = calloc(count, sizeof(*layers));
-	bool found = false;
+	uint32_t version = 0;
 	if (layers && vkEnumerateInstanceLayerProperties(&count, layers) >= 0) {
-		for (uint32_t i = 0; i < count && !found; i++)
-			found = strcmp(layers[i].layerName, name) == 0;
+		for (uint32_t i = 0; i < count && !version; i++) {
+			if (strcmp(layers[i].layerName, name) == 0)
+				version = layers[i].specVersion ? layers[i].specVersion : 1;
+		}
 	}
 	free(layers);
-	return found;
+	return version;
 }
 
 static uda_result create_instance(struct vulkan_backend *backend, uda_context *ctx)
 {
 	const char *validation = secure_getenv("UDA_VULKAN_VALIDATION");
 	bool debug = validation && strcmp(validation, "1") == 0;
-	if (debug && !has_instance_layer(VALIDATION_LAYER)) {
+	backend->validation_layer_version = debug ? instance_layer_version(VALIDATION_LAYER) : 0;
+	if (debug && !backend->validation_layer_version) {
 		uda_context_log(ctx, UDA_LOG_WARNING, "vulkan: UDA_VULKAN_VALIDATION=1 but %s is not installed",
 		                VALIDATION_LAYER);
 		debug = false;

@@ -51,6 +51,9 @@ struct vulkan_backend {
 	VkInstance instance;
 	VkDebugUtilsMessengerEXT messenger;
 	PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+	/* UDA_VULKAN_VALIDATION=1: the Khronos layer's header version, which
+	 * decides what it can validate (vulkan_video.c); 0 otherwise. */
+	uint32_t validation_layer_version;
 	/* Devices still registered; the instance outlives them all. */
 	unsigned live_devices;
 };
@@ -202,8 +205,12 @@ struct vulkan_extension_list {
 	uint32_t count;
 };
 bool vulkan_has_extension(const struct vulkan_extension_list *list, const char *name);
+/* The video features a device is created with, chained by the caller. */
+struct vulkan_video_features {
+	VkPhysicalDeviceVideoEncodeAV1FeaturesKHR encode_av1;
+};
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
-                              const char **enabled, uint32_t *enabled_count);
+                              const char **enabled, uint32_t *enabled_count, struct vulkan_video_features *features);
 /* The profile a usage's VIDEO_DECODE or VIDEO_ENCODE atom names for
  * images of `format`, checked against the device (zero when the usage has
  * no video atom). */

@@ -142,7 +142,8 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 		if (base.apiVersion < VK_API_VERSION_1_2)
 			enabled[enabled_count++] = VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME;
 	}
-	vulkan_video_device_init(device, &extensions, enabled, &enabled_count);
+	struct vulkan_video_features video_features;
+	vulkan_video_device_init(device, &extensions, enabled, &enabled_count, &video_features);
 	free(extensions.properties);
 
 	device->queue_family = pick_queue_family(physical);
@@ -155,6 +156,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	};
 	const VkDeviceCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.pNext = video_features.encode_av1.videoEncodeAV1 ? &video_features.encode_av1 : NULL,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &queue,
 		.enabledExtensionCount = enabled_count,

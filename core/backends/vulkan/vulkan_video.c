@@ -8,7 +8,8 @@
  * profile then carries it (VkVideoProfileListInfoKHR), in the queries
  * that answer capability sets as in the allocation and the imports.
  *
- * Encode and AV1 are the final extensions of headers 1.3.274 and 1.3.277
+ * Encode and AV1 are the final extensions of headers 1.3.274 (H.264 and
+ * H.265 encode), 1.3.277 (AV1 decode) and 1.3.302 (AV1 encode)
  * (third_party/vulkan-headers). VP9 decode is newer than those headers.
  */
 #include <stdlib.h>
@@ -17,11 +18,13 @@
 #include "vulkan_backend.h"
 
 /* The codec operations the backend knows, with what Vulkan needs for
- * each: the profile numbers its std header names, the structures that
- * carry the codec's capabilities, and, for decoding, the
- * block a coded picture's size is a whole number of (H.264 macroblocks;
- * H.265's smallest coding block and AV1's mode-info pair, 8x8), which the
- * output image must hold. An encoder says its own granularity. */
+ * each: the profile numbers its std header names, the structure that
+ * carries the codec's capabilities, the headers its final extension came
+ * in (a validation layer older than those cannot validate it), and, for
+ * decoding, the block a coded picture's size is a whole number of (H.264
+ * macroblocks; H.265's smallest coding block and AV1's mode-info pair,
+ * 8x8), which the output image must hold. An encoder says its own
+ * granularity. */
 static const struct video_codec {
 	uint32_t codec; /* uda_video_codec */
 	bool encode;
@@ -30,35 +33,36 @@ static const struct video_codec {
 	const char *name;           /* the codec's */
 	const char *operation_name; /* the operation's, for messages */
 	VkStructureType capabilities_type;
+	uint32_t final_in; /* VK_MAKE_API_VERSION of those headers */
 	uint32_t profiles[5];
 	uint32_t profile_count;
 	uint32_t block;
 } codecs[] = {
 	{UDA_VIDEO_CODEC_H264, false, VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME,
-	 "H.264", "H.264 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR,
+	 "H.264", "H.264 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 238),
 	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
 	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
 	 4, 16},
 	{UDA_VIDEO_CODEC_H265, false, VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR, VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME,
-	 "H.265", "H.265 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR,
+	 "H.265", "H.265 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 238),
 	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
 	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
 	 5, 8},
 	{UDA_VIDEO_CODEC_AV1, false, VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR, VK_KHR_VIDEO_DECODE_AV1_EXTENSION_NAME,
-	 "AV1", "AV1 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR,
+	 "AV1", "AV1 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 277),
 	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 8},
 	{UDA_VIDEO_CODEC_H264, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, VK_KHR_VIDEO_ENCODE_H264_EXTENSION_NAME,
-	 "H.264", "H.264 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR,
+	 "H.264", "H.264 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 274),
 	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
 	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
 	 4, 0},
 	{UDA_VIDEO_CODEC_H265, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, VK_KHR_VIDEO_ENCODE_H265_EXTENSION_NAME,
-	 "H.265", "H.265 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR,
+	 "H.265", "H.265 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 274),
 	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
 	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
 	 5, 0},
 	{UDA_VIDEO_CODEC_AV1, true, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME,
-	 "AV1", "AV1 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR,
+	 "AV1", "AV1 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 302),
 	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 0},
 };
 
@@ -161,9 +165,10 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 }
 
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
-                              const char **enabled, uint32_t *enabled_count)
+                              const char **enabled, uint32_t *enabled_count, struct vulkan_video_features *features)
 {
 	device->video_operations = 0;
+	memset(features, 0, sizeof(*features));
 	/* VK_KHR_video_queue needs synchronization2, core from 1.3. */
 	const bool synchronization2 = device->api_version >= VK_API_VERSION_1_3 ||
 	                              vulkan_has_extension(extensions, VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
@@ -204,14 +209,41 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	free(families);
 	free(video);
 
-	/* An operation counts where a queue of its direction does it and the
-	 * extensions of the direction and the codec exist. */
+	/* AV1 encode is a feature too (VUID-VkImageCreateInfo-pNext-10250). */
+	VkPhysicalDeviceVideoEncodeAV1FeaturesKHR encode_av1 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR,
+	};
+	if (vulkan_has_extension(extensions, VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME)) {
+		VkPhysicalDeviceFeatures2 all = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &encode_av1};
+		vkGetPhysicalDeviceFeatures2(device->physical, &all);
+	}
+
+	/* An operation counts where a queue of its direction does it, the
+	 * extensions of the direction and the codec exist, and its features
+	 * are there. Under a validation layer older than its extension, which
+	 * would take its structures for errors (or fail its calls), it is left
+	 * out while validating. */
+	const uint32_t layer = device->backend->validation_layer_version;
 	bool decodes = false, encodes = false;
 	for (size_t i = 0; i < CODEC_COUNT; i++) {
 		const bool direction = codecs[i].encode ? encode && (encoded & codecs[i].operation)
 		                                        : decode && (decoded & codecs[i].operation);
-		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension))
+		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension) ||
+		    (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR && !encode_av1.videoEncodeAV1))
 			continue;
+		if (layer && layer < codecs[i].final_in) {
+			uda_context_log(device->backend->ctx, UDA_LOG_INFO,
+			                "vulkan: %s: %s left out while validating: the validation layer (1.%u.%u) is older "
+			                "than %s (1.%u.%u)",
+			                device->name, codecs[i].operation_name, VK_API_VERSION_MINOR(layer),
+			                VK_API_VERSION_PATCH(layer), codecs[i].extension,
+			                VK_API_VERSION_MINOR(codecs[i].final_in), VK_API_VERSION_PATCH(codecs[i].final_in));
+			continue;
+		}
+		if (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR) {
+			features->encode_av1.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR;
+			features->encode_av1.videoEncodeAV1 = VK_TRUE;
+		}
 		device->video_operations |= codecs[i].operation;
 		enabled[(*enabled_count)++] = codecs[i].extension;
 		encodes = encodes || codecs[i].encode;
@@ -315,8 +347,8 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 		if (!any)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no video %s queue",
 			                             device->name, direction);
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s does not %s %s", device->name,
-		                             direction, codec->name);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no queue that %ss %s",
+		                             device->name, direction, codec->name);
 	}
 	/* A video session reads or writes only images made for its very
 	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142,

@@ -62,6 +62,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physical, cons
 	set_loader_magic_value(device);
 	for (uint32_t i = 0; i < MOCK_QUEUE_FAMILIES; i++)
 		set_loader_magic_value(&device->queues[i]);
+	const VkPhysicalDeviceVideoEncodeAV1FeaturesKHR *encode_av1 =
+		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR);
+	device->encode_av1 = encode_av1 && encode_av1->videoEncodeAV1;
 	*out = (VkDevice)device;
 	return VK_SUCCESS;
 }
@@ -128,6 +131,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCr
 	    (info->usage & mock_image_usages(format, info->tiling)) != info->usage ||
 	    !mock_video_profiles_allow(info->pNext, format, info->usage, true))
 		return VK_ERROR_FORMAT_NOT_SUPPORTED;
+	if (!mock_video_device_allows((const struct mock_device *)device, info->pNext))
+		return VK_ERROR_FEATURE_NOT_PRESENT;
 	uint64_t modifier = 0;
 	const VkSubresourceLayout *explicit_planes = NULL;
 	uint32_t explicit_count = 0;

@@ -28,6 +28,7 @@ static const VkExtensionProperties device_extensions[] = {
 	{VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME, VK_KHR_VIDEO_DECODE_H264_SPEC_VERSION},
 	{VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME, VK_KHR_VIDEO_DECODE_H265_SPEC_VERSION},
 	{VK_KHR_VIDEO_DECODE_QUEUE_EXTENSION_NAME, VK_KHR_VIDEO_DECODE_QUEUE_SPEC_VERSION},
+	{VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME, VK_KHR_VIDEO_ENCODE_AV1_SPEC_VERSION},
 	{VK_KHR_VIDEO_ENCODE_H264_EXTENSION_NAME, VK_KHR_VIDEO_ENCODE_H264_SPEC_VERSION},
 	{VK_KHR_VIDEO_ENCODE_H265_EXTENSION_NAME, VK_KHR_VIDEO_ENCODE_H265_SPEC_VERSION},
 	{VK_KHR_VIDEO_ENCODE_QUEUE_EXTENSION_NAME, VK_KHR_VIDEO_ENCODE_QUEUE_SPEC_VERSION},
@@ -283,6 +284,12 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures2(VkPhysicalDevice phys
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES:
 			((VkPhysicalDeviceVulkan13Features *)s)->synchronization2 = VK_TRUE;
 			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR:
+			/* UDA_MOCK_VULKAN_AV1_ENCODE=0: the extension without the
+			 * feature, as a driver may list it. */
+			((VkPhysicalDeviceVideoEncodeAV1FeaturesKHR *)s)->videoEncodeAV1 =
+				!getenv("UDA_MOCK_VULKAN_AV1_ENCODE") || strcmp(getenv("UDA_MOCK_VULKAN_AV1_ENCODE"), "0") != 0;
+			break;
 		default:
 			break;
 		}
@@ -359,7 +366,8 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysic
 				                                   VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR |
 				                                   VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR
 				: i == MOCK_QUEUE_ENCODE ? VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR |
-				                                   VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR
+				                                   VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR |
+				                                   VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR
 				                         : 0;
 		VkQueueFamilyQueryResultStatusPropertiesKHR *status =
 			mock_find_out_struct(out[i].pNext, VK_STRUCTURE_TYPE_QUEUE_FAMILY_QUERY_RESULT_STATUS_PROPERTIES_KHR);

@@ -12,9 +12,10 @@
  * NV12 and P010, its decode profiles
  * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 and
  * AV1 Main up to 8192x8192, as vulkaninfo shows them on Ampere), NV12 and
- * P010 outputs, its encode profiles (H.264 Baseline/Main/High and H.265
- * Main and Main 10 up to 4096x4096; no AV1 encode, which Ampere lacks)
- * reading NV12 and P010 inputs in any tiling it has,
+ * P010 outputs, its encode profiles (H.264 Baseline/Main/High, H.265
+ * Main and Main 10 and AV1 Main up to 4096x4096, as on Ada; AV1 encode
+ * behind its videoEncodeAV1 feature) reading NV12 and P010 inputs in any
+ * tiling it has,
  * and a DRM render node (VK_EXT_physical_device_drm, as NVIDIA's driver
  * reports with nvidia-drm loaded) that no real device has: MOCK_RENDER_MINOR,
  * past the 64 render minors the kernel hands out from 128, so a compositor
@@ -73,6 +74,7 @@ enum mock_queue_family {
 struct mock_device {
 	VK_LOADER_DATA loader;
 	struct mock_queue queues[MOCK_QUEUE_FAMILIES];
+	bool encode_av1; /* created with the videoEncodeAV1 feature */
 };
 
 struct mock_command_buffer {
@@ -123,6 +125,9 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile);
  * (vkCreateImage). */
 bool mock_video_profiles_allow(const void *pnext_chain, const struct mock_format *format, VkImageUsageFlags usage,
                                bool need_list);
+/* Whether a device may make images for the list's profiles: AV1 encode
+ * needs the feature enabled (VUID-VkImageCreateInfo-pNext-10250). */
+bool mock_video_device_allows(const struct mock_device *device, const void *pnext_chain);
 VkImageUsageFlags mock_video_usages(VkImageTiling tiling);
 
 /* Walks a pNext chain for a structure type. */

@@ -1,5 +1,6 @@
 /* The mock's video decoder and encoder: the profiles they take, their
  * limits, and the images their pictures are written to or read from. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vk_video/vulkan_video_codecs_common.h>
@@ -45,7 +46,8 @@ static enum decode_mode decode_mode(void)
 static bool is_encode(VkVideoCodecOperationFlagBitsKHR operation)
 {
 	return operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR ||
-	       operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR;
+	       operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR ||
+	       operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR;
 }
 
 static VkImageUsageFlags decode_usages(VkImageTiling tiling)
@@ -111,6 +113,12 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
 		else if (idc != STD_VIDEO_H265_PROFILE_IDC_MAIN)
 			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
 		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR:
+		/* Main: 8 and 10 bits, 4:2:0. */
+		if (std_profile(profile, VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_PROFILE_INFO_KHR) != STD_VIDEO_AV1_PROFILE_MAIN)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		max_depth = 10;
+		break;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR: {
 		/* Main: 8 and 10 bits, 4:2:0; without film grain, as the
 		 * mock applies none. */
@@ -158,6 +166,41 @@ bool mock_video_profiles_allow(const void *chain, const struct mock_format *form
 	return (!(usage & DECODE_USAGES) || decodes) && (!(usage & ENCODE_USAGES) || encodes);
 }
 
+bool mock_video_device_allows(const struct mock_device *device, const void *chain)
+{
+	const VkVideoProfileListInfoKHR *list = mock_find_struct(chain, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
+	for (uint32_t i = 0; list && i < list->profileCount; i++) {
+		if (list->pProfiles[i].videoCodecOperation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR &&
+		    !device->encode_av1) {
+			fprintf(stderr, "uda-mock-vulkan: an AV1 encode image on a device without videoEncodeAV1 "
+			                "(VUID-VkImageCreateInfo-pNext-10250)\n");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The codec's capability structure, which the query must chain
+ * (VUID-vkGetPhysicalDeviceVideoCapabilitiesKHR-pVideoProfile-07184 and
+ * its siblings). */
+static VkStructureType codec_capabilities_type(VkVideoCodecOperationFlagBitsKHR operation)
+{
+	switch (operation) {
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR;
+	default:
+		return VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR;
+	}
+}
+
 static void set_std_header(VkExtensionProperties *header, const char *name, uint32_t version)
 {
 	strcpy(header->extensionName, name);
@@ -171,6 +214,17 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 	if (result != VK_SUCCESS)
 		return result;
 	const VkVideoCodecOperationFlagBitsKHR operation = profile->videoCodecOperation;
+	/* A query without the direction's and the codec's structures is the
+	 * application's error; the mock fails it loudly rather than answer. */
+	if (!mock_find_out_struct(capabilities->pNext, is_encode(operation)
+	                                                       ? VK_STRUCTURE_TYPE_VIDEO_ENCODE_CAPABILITIES_KHR
+	                                                       : VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR) ||
+	    !mock_find_out_struct(capabilities->pNext, codec_capabilities_type(operation))) {
+		fprintf(stderr, "uda-mock-vulkan: vkGetPhysicalDeviceVideoCapabilitiesKHR without the %s and codec "
+		                "capability structures\n",
+		        is_encode(operation) ? "encode" : "decode");
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
 	capabilities->flags = VK_VIDEO_CAPABILITY_SEPARATE_REFERENCE_IMAGES_BIT_KHR;
 	capabilities->minBitstreamBufferOffsetAlignment = 256;
 	capabilities->minBitstreamBufferSizeAlignment = 256;
@@ -204,6 +258,12 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_H264_ENCODE_EXTENSION_NAME,
 		               VK_STD_VULKAN_VIDEO_CODEC_H264_ENCODE_SPEC_VERSION);
 		break;
+	case VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){128, 128};
+		capabilities->maxCodedExtent = (VkExtent2D){4096, 4096};
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_AV1_ENCODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_AV1_ENCODE_SPEC_VERSION);
+		break;
 	default: /* H.265 encode: mock_video_check_profile took no other */
 		capabilities->minCodedExtent = (VkExtent2D){160, 64};
 		capabilities->maxCodedExtent = (VkExtent2D){4096, 4096};
@@ -218,8 +278,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		                        ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR
 		                        : VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
 		                                  VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
-	/* The encoder reads its input in whole macroblocks (H.264) or
-	 * coding tree blocks (H.265, 32x32). */
+	/* The encoder reads its input in whole macroblocks (H.264), coding
+	 * tree blocks (H.265, 32x32) or 16x16 blocks (AV1). */
 	VkVideoEncodeCapabilitiesKHR *encode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_CAPABILITIES_KHR);
 	if (encode && is_encode(operation)) {
@@ -231,7 +291,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		encode->maxBitrate = 800000000;
 		encode->maxQualityLevels = 7;
 		encode->encodeInputPictureGranularity =
-			operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR ? (VkExtent2D){16, 16} : (VkExtent2D){32, 32};
+			operation == VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR ? (VkExtent2D){32, 32} : (VkExtent2D){16, 16};
 		encode->supportedEncodeFeedbackFlags = VK_VIDEO_ENCODE_FEEDBACK_BITSTREAM_BUFFER_OFFSET_BIT_KHR |
 		                                       VK_VIDEO_ENCODE_FEEDBACK_BITSTREAM_BYTES_WRITTEN_BIT_KHR;
 	}
@@ -260,6 +320,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		h264_encode->maxTemporalLayerCount = 1;
 		h264_encode->maxQp = 51;
 		h264_encode->minQp = 0;
+	}
+	VkVideoEncodeAV1CapabilitiesKHR *av1_encode =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR);
+	if (av1_encode) {
+		av1_encode->maxLevel = STD_VIDEO_AV1_LEVEL_6_0;
+		av1_encode->codedPictureAlignment = (VkExtent2D){8, 8};
+		av1_encode->maxTiles = (VkExtent2D){1, 1};
+		av1_encode->minTileSize = (VkExtent2D){64, 64};
+		av1_encode->maxTileSize = (VkExtent2D){4096, 2304};
+		av1_encode->superblockSizes = VK_VIDEO_ENCODE_AV1_SUPERBLOCK_SIZE_64_BIT_KHR;
+		av1_encode->maxSingleReferenceCount = 1;
+		av1_encode->singleReferenceNameMask = 1;
+		av1_encode->maxTemporalLayerCount = 1;
+		av1_encode->maxSpatialLayerCount = 1;
+		av1_encode->maxOperatingPoints = 1;
+		av1_encode->maxQIndex = 255;
 	}
 	VkVideoEncodeH265CapabilitiesKHR *h265_encode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR);
