@@ -55,7 +55,7 @@ packages=(libgl1-mesa-dri libegl-mesa0 mesa-libgallium mesa-vulkan-drivers libgb
 	libdrm2 libdrm-amdgpu1 libdrm-intel1)
 
 fetch() {
-	debian_unpack bookworm-backports "$prefix" "${packages[@]}" || return 1
+	debian_unpack bookworm-backports "$prefix" "${packages[@]}" || return
 	# The packages name their libraries by system paths; point the
 	# loaders' manifests at the unpacked ones.
 	cat >"$prefix/egl_vendor.json" <<-EOF
@@ -68,9 +68,14 @@ fetch() {
 	EOF
 }
 
-if ! fetch; then
-	echo "newer-mesa: bookworm-backports' Mesa could not be fetched; skipped (the system's Mesa ran the suite)"
+fetched=0
+fetch || fetched=$?
+if ((fetched == 2)); then
+	echo "newer-mesa: bookworm-backports' package lists could not be fetched; skipped (the system's Mesa ran the suite)"
 	exit 0
+elif ((fetched != 0)); then
+	echo "newer-mesa: bookworm-backports' Mesa could not be unpacked" >&2
+	exit 1
 fi
 
 with_newer_mesa() {

@@ -1,24 +1,31 @@
 # Sourced: debian_unpack SUITE DIR PACKAGE... downloads the packages of a
 # Debian suite (bookworm-backports, trixie) with a private apt state under
 # DIR/apt and unpacks them into DIR/root: nothing is installed, and the
-# system's own apt lists stay as they were. Returns non-zero where the
-# suite cannot be reached; the caller says what that means for it.
+# system's own apt lists stay as they were.
+#
+# Returns 0 when every package is unpacked, 2 when the suite's lists cannot
+# be fetched (no network, or no such suite: the caller may skip, saying
+# so), and 1 on any other failure (a package missing or an unpack failing:
+# the caller must fail). Each step is checked on its own, since a function
+# called under `if` or `||` runs without `set -e`.
 debian_unpack() {
 	local suite=$1 dir=$2
 	shift 2
 	local apt_dir=$dir/apt
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-	echo "deb http://deb.debian.org/debian $suite main" >"$apt_dir/sources.list"
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs" || return 1
+	echo "deb http://deb.debian.org/debian $suite main" >"$apt_dir/sources.list" || return 1
 	local options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root)
-	apt-get "${options[@]}" update -qq || return 1
+	apt-get "${options[@]}" update -qq || return 2
 	local wanted=() package
 	for package in "$@"; do wanted+=("$package/$suite"); done
-	rm -f "$apt_dir"/debs/*.deb
+	rm -f "$apt_dir"/debs/*.deb || return 1
 	(cd "$apt_dir/debs" && apt-get "${options[@]}" download -qq "${wanted[@]}") || return 1
-	rm -rf "$dir/root"
+	rm -rf "$dir/root" || return 1
 	local deb
-	for deb in "$apt_dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
+	for deb in "$apt_dir"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root" || return 1
+	done
 }
 
 # The version of an unpacked package: debian_unpacked_version DIR PACKAGE.
