@@ -14,6 +14,7 @@
 // queue); tests/hardware/nvidia.sh runs it on NVIDIA's.
 #include <drm_fourcc.h>
 #include <gtest/gtest.h>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -630,6 +631,124 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 			EXPECT_EQ(allocation, nullptr);
 			EXPECT_NE(error().find(t.why), std::string::npos) << error();
 		}
+	}
+}
+
+// Not video, but the mock's: a linear image is made for OPAQUE_FD and
+// DMA_BUF together only where the driver says the two are compatible
+// (VUID-VkImageCreateInfo-pNext-00990). Where they are not, the
+// linear-tiling set carries OPAQUE_FD alone (the LINEAR modifier's set
+// carries the DMA-BUF); a set naming both that reaches such a device is
+// refused at allocation, not made half-exportable.
+TEST_F(VulkanVideo, OneLinearImageServesBothHandlesOnlyWhereTheDriverSaysSo)
+{
+	const uda_assertion a = assertion(256, 256, DRM_FORMAT_ABGR8888);
+	const Usage render(UDA_USAGE_RENDER_TARGET);
+	const auto has_handle = [](const uda_capability_set_list *list, uint32_t set, uint32_t handle) {
+		uint32_t count = 0;
+		uda_capability_set_list_get_capability_count(list, set, &count);
+		for (uint32_t c = 0; c < count; c++) {
+			uda_capability capability;
+			uint32_t value = 0;
+			if (uda_capability_set_list_get_capability(list, set, c, &capability) == UDA_SUCCESS &&
+			    capability.vendor == UDA_VENDOR_NONE && capability.name == UDA_CAPABILITY_HANDLE &&
+			    capability.length == 4) {
+				memcpy(&value, capability.payload, 4);
+				if (value == handle)
+					return true;
+			}
+		}
+		return false;
+	};
+	// The handles of each set of LINEAR layout, in order.
+	const auto linear_sets = [&](const uda_capability_set_list *list) {
+		std::vector<std::vector<uint32_t>> found;
+		for (uint32_t i = 0; i < count_of(list); i++) {
+			uint64_t modifier = ~0ull;
+			if (uda_capability_set_list_get_modifier(list, i, &modifier) != UDA_SUCCESS || modifier != 0)
+				continue;
+			std::vector<uint32_t> handles;
+			for (uint32_t h : {UDA_HANDLE_TYPE_OPAQUE_FD, UDA_HANDLE_TYPE_DMA_BUF}) {
+				if (has_handle(list, i, h))
+					handles.push_back(h);
+			}
+			found.push_back(handles);
+		}
+		return found;
+	};
+	ListPtr apart;
+	ASSERT_EQ(sets_of(gpu, a, render, apart), UDA_SUCCESS) << error();
+	const std::vector<std::vector<uint32_t>> separate = {{UDA_HANDLE_TYPE_DMA_BUF}, {UDA_HANDLE_TYPE_OPAQUE_FD}};
+	EXPECT_EQ(linear_sets(apart.get()), separate) << "the LINEAR modifier's set, then linear tiling's";
+
+	// The driver that says they go together (the mock reads the switch
+	// at each query), in a context of its own, since answers are cached
+	// per device: one set, both handles, and an image that exports both.
+	setenv("UDA_MOCK_VULKAN_HANDLES", "together", 1);
+	std::unique_ptr<const char, void (*)(const char *)> unset_at_end("UDA_MOCK_VULKAN_HANDLES",
+	                                                                      [](const char *name) { unsetenv(name); });
+	ValidationLog other_log;
+	ContextPtr other = create_validated_context(other_log);
+	ASSERT_NE(other, nullptr);
+	uint32_t count = 0;
+	ASSERT_EQ(uda_context_enumerate_devices(other.get(), &count, nullptr), UDA_SUCCESS);
+	std::vector<uda_device *> all(count);
+	ASSERT_EQ(uda_context_enumerate_devices(other.get(), &count, all.data()), UDA_SUCCESS);
+	uda_device *together_gpu = nullptr;
+	for (uda_device *device : all) {
+		uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+		if (uda_device_get_info(device, &info) == UDA_SUCCESS && info.api == UDA_DEVICE_API_VULKAN)
+			together_gpu = device;
+	}
+	ASSERT_NE(together_gpu, nullptr);
+	uda_capability_set_list *raw = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(together_gpu, &a, &render.usage, &raw), UDA_SUCCESS);
+	ListPtr together(raw);
+	const std::vector<std::vector<uint32_t>> joined = {{UDA_HANDLE_TYPE_DMA_BUF},
+	                                                   {UDA_HANDLE_TYPE_OPAQUE_FD, UDA_HANDLE_TYPE_DMA_BUF}};
+	EXPECT_EQ(linear_sets(together.get()), joined);
+	uint32_t both_at = UINT32_MAX;
+	for (uint32_t i = 0; i < count_of(together.get()) && both_at == UINT32_MAX; i++) {
+		if (has_handle(together.get(), i, UDA_HANDLE_TYPE_OPAQUE_FD) &&
+		    has_handle(together.get(), i, UDA_HANDLE_TYPE_DMA_BUF))
+			both_at = i;
+	}
+	ASSERT_NE(both_at, UINT32_MAX) << "one linear set with both handles";
+	{
+		const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, together_gpu,
+		                                         &a, together.get(), both_at};
+		uda_allocation *made = nullptr;
+		ASSERT_EQ(uda_allocate(&info, &made), UDA_SUCCESS) << uda_context_get_error(other.get());
+		const AllocationPtr image(made);
+		for (uda_handle_type h : {UDA_HANDLE_TYPE_OPAQUE_FD, UDA_HANDLE_TYPE_DMA_BUF}) {
+			int fd = -1;
+			EXPECT_EQ(uda_allocation_export(image.get(), h, &fd), UDA_SUCCESS) << h;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+
+	unset_at_end.reset();
+
+	// That set, carried to this context's device, whose driver says the
+	// two do not go together: refused, with the reason.
+	size_t size = 0;
+	ASSERT_EQ(uda_capability_set_list_serialize(together.get(), nullptr, 0, &size), UDA_SUCCESS);
+	std::vector<uint8_t> bytes(size);
+	ASSERT_EQ(uda_capability_set_list_serialize(together.get(), bytes.data(), size, &size), UDA_SUCCESS);
+	raw = nullptr;
+	ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), size, &raw), UDA_SUCCESS) << error();
+	const ListPtr carried(raw);
+	const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+	                                         carried.get(), both_at};
+	uda_allocation *refused = nullptr;
+	EXPECT_EQ(uda_allocate(&info, &refused), UDA_ERROR_UNSUPPORTED);
+	EXPECT_EQ(refused, nullptr);
+	EXPECT_NE(error().find("makes no one image for both OPAQUE_FD and DMA_BUF"), std::string::npos) << error();
+	{
+		std::lock_guard<std::mutex> guard(other_log.lock);
+		for (const std::string &message : other_log.problems)
+			ADD_FAILURE() << message;
 	}
 }
 

@@ -348,54 +348,69 @@ static uda_result append_optimal_set(const struct vulkan_device *device, uda_con
 	return append_set(ctx, &recipe, out);
 }
 
-/* Linear at the driver's pitch, exportable. */
-static uda_result append_linear_set(const struct vulkan_device *device, uda_context *ctx,
-                                    const uda_assertion *assertion, VkFormat format,
-                                    const struct vulkan_image_params *params, bool cpu, uda_capability_set_list *out)
+/* One linear set over `handles` (one image made for them all), described
+ * by `support`: skipped where the probe image cannot be made, or a CPU
+ * needs it mapped and it cannot be. */
+static uda_result append_linear_handles(const struct vulkan_device *device, uda_context *ctx,
+                                        const uda_assertion *assertion, const struct vulkan_image_desc *desc,
+                                        const struct vulkan_image_params *params, bool cpu,
+                                        const struct image_support *support, VkExternalMemoryHandleTypeFlags handles,
+                                        uda_capability_set_list *out)
 {
-	const struct vulkan_image_desc desc = {.format = format, .tiling = VK_IMAGE_TILING_LINEAR, .usage = params->usage};
-	struct image_support support;
 	struct probe probe;
-	VkExternalMemoryHandleTypeFlags linear_handles = 0;
+	if (!probe_image(device, desc, handles, assertion->width, assertion->height, &probe))
+		return UDA_SUCCESS;
 	struct set_recipe linear = {
 		.device = device,
-		.support = &support,
+		.support = support,
 		.probe = &probe,
 		.tiling = VK_IMAGE_TILING_LINEAR,
 		.params = *params,
 		.placement = UDA_PLACEMENT_DEVICE_LOCAL,
 		.pin_pitch = true,
+		.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits),
+		.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits),
 	};
-	struct image_support dma_buf_support;
-	if (device->has_external_memory_fd &&
-	    vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) &&
-	    (support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&support, assertion)) {
+	if (handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT)
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_OPAQUE_FD;
-		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-	}
-	if (device->has_dma_buf &&
-	    vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf_support) &&
-	    (dma_buf_support.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf_support, assertion)) {
-		/* One image serves both only where the driver says the two
-		 * go together; otherwise the DMA-BUF, which other drivers,
-		 * displays and cameras import too. */
-		if (linear_handles && !(support.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)) {
-			linear.handle_count = 0;
-			linear_handles = 0;
-		}
-		if (!linear_handles)
-			support = dma_buf_support;
+	if (handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)
 		linear.handles[linear.handle_count++] = UDA_HANDLE_TYPE_DMA_BUF;
-		linear_handles |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
-	}
-	if (!linear_handles ||
-	    !probe_image(device, &desc, linear_handles, assertion->width, assertion->height, &probe))
-		return UDA_SUCCESS;
-	linear.mappable = has_host_visible_type(device, probe.requirements.memoryTypeBits);
-	linear.coherent = has_coherent_type(device, probe.requirements.memoryTypeBits);
 	if (cpu && !linear.mappable)
 		return UDA_SUCCESS;
 	return append_set(ctx, &linear, out);
+}
+
+/* Linear at the driver's pitch, exportable: one set for OPAQUE_FD and
+ * DMA_BUF where the driver says one image may serve both
+ * (compatibleHandleTypes, VUID-VkImageCreateInfo-pNext-00990); else an
+ * OPAQUE_FD set (what GL's memory objects import) and, where there are no
+ * modifiers to carry it already (their LINEAR set does), a DMA_BUF one
+ * first (what other drivers, displays and cameras import). */
+static uda_result append_linear_set(const struct vulkan_device *device, uda_context *ctx,
+                                    const uda_assertion *assertion, VkFormat format,
+                                    const struct vulkan_image_params *params, bool cpu, uda_capability_set_list *out)
+{
+	const struct vulkan_image_desc desc = {.format = format, .tiling = VK_IMAGE_TILING_LINEAR, .usage = params->usage};
+	struct image_support opaque, dma_buf;
+	const bool has_opaque = device->has_external_memory_fd &&
+	                        vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &opaque) &&
+	                        (opaque.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&opaque, assertion);
+	const bool has_dma_buf = device->has_dma_buf &&
+	                         vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, &dma_buf) &&
+	                         (dma_buf.features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) && fits(&dma_buf, assertion);
+	if (has_opaque && has_dma_buf && (opaque.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT))
+		return append_linear_handles(device, ctx, assertion, &desc, params, cpu, &opaque,
+		                             VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT |
+		                                     VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+		                             out);
+	uda_result result = UDA_SUCCESS;
+	if (has_dma_buf && (!has_opaque || !device->has_drm_modifiers))
+		result = append_linear_handles(device, ctx, assertion, &desc, params, cpu, &dma_buf,
+		                               VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, out);
+	if (result == UDA_SUCCESS && has_opaque)
+		result = append_linear_handles(device, ctx, assertion, &desc, params, cpu, &opaque,
+		                               VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, out);
+	return result;
 }
 
 /* Host memory from a memfd, imported. Only this device's use counts, so

@@ -230,14 +230,21 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	if (a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT) {
 		handles &= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT; /* explicit layouts travel as dma-bufs */
 	} else if ((handles & both) == both) {
-		/* A set naming both (from another process, perhaps) gets one
-		 * image for both only where the driver says they go together
-		 * (VUID-VkImageCreateInfo-pNext-00990); else the DMA-BUF. */
+		/* A set naming both gets one image for both only where the
+		 * driver says they go together (VUID-VkImageCreateInfo-pNext-
+		 * 00990). The backend writes such a set only then; one from
+		 * elsewhere is refused, so the next set is tried, rather than
+		 * an image made that one of its handles cannot export. */
 		const struct vulkan_image_desc desc = {a->format, a->tiling, 0, a->usage, a->video};
 		struct image_support support;
 		if (!vulkan_query_image(device, &desc, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, &support) ||
-		    !(support.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT))
-			handles &= ~(VkExternalMemoryHandleTypeFlags)VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+		    !(support.compatible & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)) {
+			free(a);
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: %s makes no one image for both OPAQUE_FD and DMA_BUF, which "
+			                             "the set names",
+			                             device->name);
+		}
 	}
 	a->export_handles = handles;
 	/* A linear modifier takes the layout the set's merged constraints

@@ -502,13 +502,18 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties2(
 		if (info->tiling == VK_IMAGE_TILING_OPTIMAL &&
 		    external->handleType != VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT)
 			return VK_ERROR_FORMAT_NOT_SUPPORTED;
+		/* Each handle type is compatible only with itself, unless
+		 * UDA_MOCK_VULKAN_HANDLES=together: then one linear image may
+		 * be made for both, as drivers differ there too. */
+		const char *handles = getenv("UDA_MOCK_VULKAN_HANDLES");
+		const bool together = info->tiling == VK_IMAGE_TILING_LINEAR && handles && strcmp(handles, "together") == 0;
 		if (external_out) {
 			external_out->externalMemoryProperties = (VkExternalMemoryProperties){
 				.externalMemoryFeatures = VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT |
 			                                  VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT |
 			                                  VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT,
-				.exportFromImportedHandleTypes = external->handleType,
-				.compatibleHandleTypes = external->handleType,
+				.exportFromImportedHandleTypes = together ? both : external->handleType,
+				.compatibleHandleTypes = together ? both : external->handleType,
 			};
 		}
 	}
