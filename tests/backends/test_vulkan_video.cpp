@@ -268,6 +268,59 @@ protected:
 		VideoContext::TearDown();
 		unsetenv("VK_DRIVER_FILES");
 	}
+
+	// The Vulkan device of another context (the mock, made with other
+	// switches); null where it has none.
+	static uda_device *vulkan_device_of(uda_context *other)
+	{
+		uint32_t count = 0;
+		if (uda_context_enumerate_devices(other, &count, nullptr) != UDA_SUCCESS)
+			return nullptr;
+		std::vector<uda_device *> all(count);
+		if (uda_context_enumerate_devices(other, &count, all.data()) != UDA_SUCCESS)
+			return nullptr;
+		for (uda_device *device : all) {
+			uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			if (uda_device_get_info(device, &info) == UDA_SUCCESS && info.api == UDA_DEVICE_API_VULKAN)
+				return device;
+		}
+		return nullptr;
+	}
+
+	// `sets`, as from another process with one field of its profile
+	// (`written`: operation, std profile, chroma, depth, as the backend
+	// writes them) changed to `value` in every set: each set's allocation
+	// must fail with `result` and say `why`, before any image is made.
+	void expect_tampered_profile_refused(const uda_assertion &a, const uda_capability_set_list *sets,
+	                                     const uint32_t (&written)[4], uint32_t field, uint32_t value,
+	                                     uda_result result, const char *why)
+	{
+		SCOPED_TRACE(why);
+		size_t size = 0;
+		ASSERT_EQ(uda_capability_set_list_serialize(sets, nullptr, 0, &size), UDA_SUCCESS);
+		std::vector<uint8_t> bytes(size);
+		ASSERT_EQ(uda_capability_set_list_serialize(sets, bytes.data(), size, &size), UDA_SUCCESS);
+		size_t found = 0;
+		for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
+			if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
+				memcpy(&bytes[at + 4 * field], &value, sizeof(value));
+				found++;
+			}
+		}
+		ASSERT_EQ(found, count_of(sets)) << "one profile in every set's image parameters";
+		uda_capability_set_list *raw = nullptr;
+		ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), bytes.size(), &raw), UDA_SUCCESS)
+		        << error();
+		const ListPtr tampered(raw);
+		for (uint32_t set = 0; set < count_of(raw); set++) {
+			const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+			                                         raw, set};
+			uda_allocation *allocation = nullptr;
+			EXPECT_EQ(uda_allocate(&info, &allocation), result) << set;
+			EXPECT_EQ(allocation, nullptr);
+			EXPECT_NE(error().find(why), std::string::npos) << error();
+		}
+	}
 };
 
 // The same, for tests of encode inputs and AV1 decode outputs.
@@ -586,52 +639,20 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 77 /* Main */);
 	ListPtr sets;
 	ASSERT_EQ(sets_of(gpu, a, decode, sets), UDA_SUCCESS) << error();
-	size_t size = 0;
-	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), nullptr, 0, &size), UDA_SUCCESS);
-	std::vector<uint8_t> original(size);
-	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), original.data(), size, &size), UDA_SUCCESS);
-
 	// The profile as the backend wrote it: operation, profile_idc 77,
 	// 4:2:0, 8 bits.
 	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, 77,
 	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
-	const struct {
-		uint32_t field, value;
-		uda_result result;
-		const char *why;
-	} tamperings[] = {
-		// H.264 encode, which the mock has, but on a decode output.
-		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
-		 "name a video profile (operation 0x10000, profile 77) and usage 0x"},
-		// AV1 encode with H.264's profile number, which AV1 has not.
-		{0, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, UDA_ERROR_INVALID_ARGUMENT,
-		 "name a video profile (operation 0x40000, profile 77) and usage 0x"},
-		{3, VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR, UDA_ERROR_UNSUPPORTED, "vkCreateImage"},
-	};
-	for (const auto &t : tamperings) {
-		SCOPED_TRACE(t.why);
-		std::vector<uint8_t> bytes = original;
-		size_t found = 0;
-		for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
-			if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
-				memcpy(&bytes[at + 4 * t.field], &t.value, sizeof(t.value));
-				found++;
-			}
-		}
-		ASSERT_EQ(found, count_of(sets.get())) << "one profile in every set's image parameters";
-		uda_capability_set_list *raw = nullptr;
-		ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), bytes.size(), &raw), UDA_SUCCESS)
-		        << error();
-		const ListPtr tampered(raw);
-		for (uint32_t set = 0; set < count_of(raw); set++) {
-			const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
-			                                         raw, set};
-			uda_allocation *allocation = nullptr;
-			EXPECT_EQ(uda_allocate(&info, &allocation), t.result) << set;
-			EXPECT_EQ(allocation, nullptr);
-			EXPECT_NE(error().find(t.why), std::string::npos) << error();
-		}
-	}
+	// H.264 encode, which the mock has, but on a decode output.
+	expect_tampered_profile_refused(a, sets.get(), written, 0, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR,
+	                                UDA_ERROR_INVALID_ARGUMENT,
+	                                "name a video profile (operation 0x10000, profile 77) and usage 0x");
+	// AV1 encode with H.264's profile number, which AV1 has not.
+	expect_tampered_profile_refused(a, sets.get(), written, 0, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR,
+	                                UDA_ERROR_INVALID_ARGUMENT,
+	                                "name a video profile (operation 0x40000, profile 77) and usage 0x");
+	expect_tampered_profile_refused(a, sets.get(), written, 3, VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR,
+	                                UDA_ERROR_UNSUPPORTED, "vkCreateImage");
 }
 
 // Not video, but the mock's: a linear image is made for OPAQUE_FD and
@@ -690,16 +711,7 @@ TEST_F(VulkanVideo, OneLinearImageServesBothHandlesOnlyWhereTheDriverSaysSo)
 	ValidationLog other_log;
 	ContextPtr other = create_validated_context(other_log);
 	ASSERT_NE(other, nullptr);
-	uint32_t count = 0;
-	ASSERT_EQ(uda_context_enumerate_devices(other.get(), &count, nullptr), UDA_SUCCESS);
-	std::vector<uda_device *> all(count);
-	ASSERT_EQ(uda_context_enumerate_devices(other.get(), &count, all.data()), UDA_SUCCESS);
-	uda_device *together_gpu = nullptr;
-	for (uda_device *device : all) {
-		uda_device_info info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
-		if (uda_device_get_info(device, &info) == UDA_SUCCESS && info.api == UDA_DEVICE_API_VULKAN)
-			together_gpu = device;
-	}
+	uda_device *together_gpu = vulkan_device_of(other.get());
 	ASSERT_NE(together_gpu, nullptr);
 	uda_capability_set_list *raw = nullptr;
 	ASSERT_EQ(uda_device_get_capability_sets(together_gpu, &a, &render.usage, &raw), UDA_SUCCESS);
@@ -815,16 +827,7 @@ TEST_F(VulkanEncodeAndAv1, AnAv1EncodeInputNeedsTheDevicesFeature)
 	}
 	unsetenv("UDA_MOCK_VULKAN_AV1_ENCODE");
 	ASSERT_NE(without, nullptr);
-	uda_device *other_gpu = nullptr;
-	uint32_t count = 0;
-	ASSERT_EQ(uda_context_enumerate_devices(without.get(), &count, nullptr), UDA_SUCCESS);
-	std::vector<uda_device *> all(count);
-	ASSERT_EQ(uda_context_enumerate_devices(without.get(), &count, all.data()), UDA_SUCCESS);
-	for (uda_device *device : all) {
-		uda_device_info device_info = {UDA_STRUCTURE_TYPE_DEVICE_INFO};
-		if (uda_device_get_info(device, &device_info) == UDA_SUCCESS && device_info.api == UDA_DEVICE_API_VULKAN)
-			other_gpu = device;
-	}
+	uda_device *other_gpu = vulkan_device_of(without.get());
 	ASSERT_NE(other_gpu, nullptr);
 	uda_capability_set_list *none = nullptr;
 	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &encode.usage, &none), UDA_ERROR_UNSUPPORTED);
@@ -1009,38 +1012,13 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
 	ListPtr sets;
 	ASSERT_EQ(sets_of(gpu, a, encode, sets), UDA_SUCCESS) << error();
-	size_t size = 0;
-	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), nullptr, 0, &size), UDA_SUCCESS);
-	std::vector<uint8_t> original(size);
-	ASSERT_EQ(uda_capability_set_list_serialize(sets.get(), original.data(), size, &size), UDA_SUCCESS);
 	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, 1,
 	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
 	// A decode operation on an encode input; an operation Vulkan does
 	// not have.
-	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x8u}) {
-		SCOPED_TRACE(operation);
-		std::vector<uint8_t> bytes = original;
-		size_t found = 0;
-		for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
-			if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
-				memcpy(&bytes[at], &operation, sizeof(operation));
-				found++;
-			}
-		}
-		ASSERT_EQ(found, count_of(sets.get()));
-		uda_capability_set_list *raw = nullptr;
-		ASSERT_EQ(uda_capability_set_list_deserialize(ctx.get(), bytes.data(), bytes.size(), &raw), UDA_SUCCESS)
-		        << error();
-		const ListPtr tampered(raw);
-		for (uint32_t set = 0; set < count_of(raw); set++) {
-			const uda_allocation_create_info info = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
-			                                         raw, set};
-			uda_allocation *allocation = nullptr;
-			EXPECT_EQ(uda_allocate(&info, &allocation), UDA_ERROR_INVALID_ARGUMENT) << set;
-			EXPECT_EQ(allocation, nullptr);
-			EXPECT_NE(error().find("this device does not decode or encode"), std::string::npos) << error();
-		}
-	}
+	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x8u})
+		expect_tampered_profile_refused(a, sets.get(), written, 0, operation, UDA_ERROR_INVALID_ARGUMENT,
+		                                "this device does not decode or encode");
 }
 
 // The machine's own drivers (tests/hardware/nvidia.sh runs these on
