@@ -16,7 +16,9 @@ debian_unpack() {
 	echo "deb http://deb.debian.org/debian $suite main" >"$apt_dir/sources.list" || return 1
 	local options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root)
-	apt-get "${options[@]}" update -qq || return 2
+	# Error-Mode=any: apt otherwise takes lists it could not fetch for a
+	# warning, exits 0 and keeps stale ones.
+	apt-get "${options[@]}" -o APT::Update::Error-Mode=any update -qq || return 2
 	local wanted=() package
 	for package in "$@"; do wanted+=("$package/$suite"); done
 	rm -f "$apt_dir"/debs/*.deb || return 1

@@ -94,6 +94,10 @@ struct vulkan_device {
 	 * encode, that a queue family does and whose extensions exist; 0
 	 * without VK_KHR_video_queue. */
 	VkVideoCodecOperationFlagsKHR video_operations;
+	/* Operations a queue does that are left out all the same: without
+	 * their device feature (AV1 encode without videoEncodeAV1), or while
+	 * validating with a layer older than their extension. */
+	VkVideoCodecOperationFlagsKHR video_without_feature, video_unvalidatable;
 	PFN_vkGetPhysicalDeviceVideoCapabilitiesKHR get_video_capabilities;
 	PFN_vkGetPhysicalDeviceVideoFormatPropertiesKHR get_video_formats;
 };

@@ -380,12 +380,27 @@ static uda_result append_linear_handles(const struct vulkan_device *device, uda_
 	return append_set(ctx, &linear, out);
 }
 
+/* Whether `out` already offers a LINEAR layout over DMA_BUF (the LINEAR
+ * modifier's set). */
+static bool offers_linear_dma_buf(const uda_capability_set_list *out)
+{
+	uint32_t count = 0;
+	uda_capability_set_list_get_count(out, &count);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t modifier = 1;
+		if (uda_capability_set_list_get_modifier(out, i, &modifier) == UDA_SUCCESS && modifier == 0 &&
+		    uda_backend_set_has_u32(out, i, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
+			return true;
+	}
+	return false;
+}
+
 /* Linear at the driver's pitch, exportable: one set for OPAQUE_FD and
  * DMA_BUF where the driver says one image may serve both
  * (compatibleHandleTypes, VUID-VkImageCreateInfo-pNext-00990); else an
- * OPAQUE_FD set (what GL's memory objects import) and, where there are no
- * modifiers to carry it already (their LINEAR set does), a DMA_BUF one
- * first (what other drivers, displays and cameras import). */
+ * OPAQUE_FD set (what GL's memory objects import) and, unless the LINEAR
+ * modifier's set already carries one, a DMA_BUF set first (what other
+ * drivers, displays and cameras import). */
 static uda_result append_linear_set(const struct vulkan_device *device, uda_context *ctx,
                                     const uda_assertion *assertion, VkFormat format,
                                     const struct vulkan_image_params *params, bool cpu, uda_capability_set_list *out)
@@ -404,7 +419,7 @@ static uda_result append_linear_set(const struct vulkan_device *device, uda_cont
 		                                     VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
 		                             out);
 	uda_result result = UDA_SUCCESS;
-	if (has_dma_buf && (!has_opaque || !device->has_drm_modifiers))
+	if (has_dma_buf && (!has_opaque || !offers_linear_dma_buf(out)))
 		result = append_linear_handles(device, ctx, assertion, &desc, params, cpu, &dma_buf,
 		                               VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, out);
 	if (result == UDA_SUCCESS && has_opaque)

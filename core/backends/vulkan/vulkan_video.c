@@ -168,6 +168,8 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
                               const char **enabled, uint32_t *enabled_count, struct vulkan_video_features *features)
 {
 	device->video_operations = 0;
+	device->video_without_feature = 0;
+	device->video_unvalidatable = 0;
 	memset(features, 0, sizeof(*features));
 	/* VK_KHR_video_queue needs synchronization2, core from 1.3. */
 	const bool synchronization2 = device->api_version >= VK_API_VERSION_1_3 ||
@@ -228,10 +230,14 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	for (size_t i = 0; i < CODEC_COUNT; i++) {
 		const bool direction = codecs[i].encode ? encode && (encoded & codecs[i].operation)
 		                                        : decode && (decoded & codecs[i].operation);
-		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension) ||
-		    (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR && !encode_av1.videoEncodeAV1))
+		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension))
 			continue;
+		if (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR && !encode_av1.videoEncodeAV1) {
+			device->video_without_feature |= codecs[i].operation;
+			continue;
+		}
 		if (layer && layer < codecs[i].final_in) {
+			device->video_unvalidatable |= codecs[i].operation;
 			uda_context_log(device->backend->ctx, UDA_LOG_INFO,
 			                "vulkan: %s: %s left out while validating: the validation layer (1.%u.%u) is older "
 			                "than %s (1.%u.%u)",
@@ -340,6 +346,15 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: codec %u is not one the vulkan backend can %s (H.264, H.265, AV1)",
 		                             profile.codec, direction);
+	if (device->video_unvalidatable & codec->operation)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: %s leaves %s out while validating: the validation layer is older "
+		                             "than %s",
+		                             device->name, codec->operation_name, codec->extension);
+	if (device->video_without_feature & codec->operation)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: %s lists %s without its device feature", device->name,
+		                             codec->extension);
 	if (!(device->video_operations & codec->operation)) {
 		bool any = false;
 		for (size_t i = 0; i < CODEC_COUNT; i++)

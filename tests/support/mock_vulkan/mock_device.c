@@ -133,6 +133,17 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCr
 		return VK_ERROR_FORMAT_NOT_SUPPORTED;
 	if (!mock_video_device_allows((const struct mock_device *)device, info->pNext))
 		return VK_ERROR_FEATURE_NOT_PRESENT;
+	/* One image for handle types the driver does not list as compatible
+	 * (VUID-VkImageCreateInfo-pNext-00990) is the application's error. */
+	const VkExternalMemoryImageCreateInfo *external =
+		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
+	if (external && (external->handleTypes & (external->handleTypes - 1)) &&
+	    !mock_handles_together(info->tiling)) {
+		fprintf(stderr, "uda-mock-vulkan: an image for handle types 0x%x, which are not compatible "
+		                "(VUID-VkImageCreateInfo-pNext-00990)\n",
+		        external->handleTypes);
+		return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+	}
 	uint64_t modifier = 0;
 	const VkSubresourceLayout *explicit_planes = NULL;
 	uint32_t explicit_count = 0;

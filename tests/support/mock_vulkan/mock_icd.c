@@ -35,6 +35,12 @@ static const VkExtensionProperties device_extensions[] = {
 	{VK_KHR_VIDEO_QUEUE_EXTENSION_NAME, VK_KHR_VIDEO_QUEUE_SPEC_VERSION},
 };
 
+bool mock_handles_together(VkImageTiling tiling)
+{
+	const char *handles = getenv("UDA_MOCK_VULKAN_HANDLES");
+	return tiling == VK_IMAGE_TILING_LINEAR && handles && strcmp(handles, "together") == 0;
+}
+
 const void *mock_find_struct(const void *chain, VkStructureType type)
 {
 	for (const VkBaseInStructure *s = chain; s; s = s->pNext) {
@@ -502,11 +508,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties2(
 		if (info->tiling == VK_IMAGE_TILING_OPTIMAL &&
 		    external->handleType != VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT)
 			return VK_ERROR_FORMAT_NOT_SUPPORTED;
-		/* Each handle type is compatible only with itself, unless
-		 * UDA_MOCK_VULKAN_HANDLES=together: then one linear image may
-		 * be made for both, as drivers differ there too. */
-		const char *handles = getenv("UDA_MOCK_VULKAN_HANDLES");
-		const bool together = info->tiling == VK_IMAGE_TILING_LINEAR && handles && strcmp(handles, "together") == 0;
+		const bool together = mock_handles_together(info->tiling);
 		if (external_out) {
 			external_out->externalMemoryProperties = (VkExternalMemoryProperties){
 				.externalMemoryFeatures = VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT |

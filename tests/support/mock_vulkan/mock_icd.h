@@ -100,6 +100,12 @@ const struct mock_format *mock_format_find(VkFormat format);
 uint32_t mock_format_modifiers(const struct mock_format *format, uint64_t out[1 + MOCK_BLOCK_LINEAR_HEIGHTS]);
 bool mock_format_has_modifier(const struct mock_format *format, uint64_t modifier);
 
+/* Whether one image of the tiling may be made for OPAQUE_FD and DMA_BUF
+ * at once: each handle type is compatible only with itself, unless
+ * UDA_MOCK_VULKAN_HANDLES=together (then linear images may), as drivers
+ * differ there too. */
+bool mock_handles_together(VkImageTiling tiling);
+
 /* The image usages a tiling of the format allows. */
 VkImageUsageFlags mock_image_usages(const struct mock_format *format, VkImageTiling tiling);
 bool mock_has_device_extension(const char *name);
