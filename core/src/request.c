@@ -52,7 +52,18 @@ void uda_video_profile_to_payload(const uda_video_profile *profile, uint8_t out[
 	write_u32(&w, profile->chroma);
 }
 
-/* The profile a payload of UDA_VIDEO_PROFILE_PAYLOAD_SIZE bytes holds. */
+void uda_video_profile_to_picture_payload(const uda_video_profile *profile, uint32_t picture_flags,
+                                          uint8_t out[UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE])
+{
+	if (!profile || !out)
+		return;
+	uda_video_profile_to_payload(profile, out);
+	struct byte_writer w = {out + UDA_VIDEO_PROFILE_PAYLOAD_SIZE, 4, 0};
+	write_u32(&w, picture_flags);
+}
+
+/* The profile a payload of UDA_VIDEO_PROFILE_PAYLOAD_SIZE bytes or more
+ * holds. */
 static uda_video_profile read_video_profile(const uda_usage_atom *atom)
 {
 	struct byte_reader r = {atom->payload, atom->length, 0, false};
@@ -62,6 +73,32 @@ static uda_video_profile read_video_profile(const uda_usage_atom *atom)
 	profile.bit_depth = read_u32(&r);
 	profile.chroma = read_u32(&r);
 	return profile;
+}
+
+static bool is_video_payload_size(uint32_t length)
+{
+	return length == UDA_VIDEO_PROFILE_PAYLOAD_SIZE || length == UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE;
+}
+
+/* A payload's picture flags: 0 where it has none. */
+static uint32_t read_picture_flags(const uda_usage_atom *atom)
+{
+	if (atom->length != UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE)
+		return 0;
+	struct byte_reader r = {(const uint8_t *)atom->payload + UDA_VIDEO_PROFILE_PAYLOAD_SIZE, 4, 0, false};
+	return read_u32(&r);
+}
+
+/* NULL for valid picture flags of the profile, else what is wrong. */
+static const char *picture_flags_problem(const uda_video_profile *p, uint32_t flags)
+{
+	if (flags & ~UDA_VIDEO_PICTURE_FLAGS_ALL)
+		return "unknown picture flags";
+	if ((flags & UDA_VIDEO_PICTURE_INTERLACED) && p->codec != UDA_VIDEO_CODEC_H264)
+		return "interlaced pictures are H.264's";
+	if ((flags & UDA_VIDEO_PICTURE_FILM_GRAIN) && p->codec != UDA_VIDEO_CODEC_AV1)
+		return "film grain is AV1's";
+	return NULL;
 }
 
 /* NULL for a valid profile, else what is wrong. */
@@ -84,12 +121,24 @@ uda_result uda_video_profile_from_atom(const uda_usage_atom *atom, uda_video_pro
 		return UDA_ERROR_INVALID_ARGUMENT;
 	if (atom->vendor != UDA_VENDOR_NONE || !is_video(atom->name) || !atom->length)
 		return UDA_ERROR_NOT_FOUND;
-	if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE || !atom->payload)
+	if (!is_video_payload_size(atom->length) || !atom->payload)
 		return UDA_ERROR_INVALID_ARGUMENT;
 	const uda_video_profile profile = read_video_profile(atom);
-	if (video_profile_problem(&profile))
+	if (video_profile_problem(&profile) || picture_flags_problem(&profile, read_picture_flags(atom)))
 		return UDA_ERROR_INVALID_ARGUMENT;
 	*out = profile;
+	return UDA_SUCCESS;
+}
+
+uda_result uda_video_profile_picture_flags_from_atom(const uda_usage_atom *atom, uint32_t *out_flags)
+{
+	if (!out_flags)
+		return UDA_ERROR_INVALID_ARGUMENT;
+	uda_video_profile profile;
+	const uda_result result = uda_video_profile_from_atom(atom, &profile);
+	if (result != UDA_SUCCESS)
+		return result;
+	*out_flags = read_picture_flags(atom);
 	return UDA_SUCCESS;
 }
 
@@ -117,12 +166,15 @@ uda_result uda_usage_validate(const uda_context *ctx, const uda_usage *u)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: unknown name %u",
 			                             i, atom->name);
 		if (is_video(atom->name) && atom->length) {
-			if (atom->length != UDA_VIDEO_PROFILE_PAYLOAD_SIZE)
+			if (!is_video_payload_size(atom->length))
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
-				                             "usage atom %u: a video profile of %u bytes, %u expected", i,
-				                             atom->length, UDA_VIDEO_PROFILE_PAYLOAD_SIZE);
+				                             "usage atom %u: a video profile of %u bytes, %u or %u expected", i,
+				                             atom->length, UDA_VIDEO_PROFILE_PAYLOAD_SIZE,
+				                             UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE);
 			const uda_video_profile profile = read_video_profile(atom);
 			const char *problem = video_profile_problem(&profile);
+			if (!problem)
+				problem = picture_flags_problem(&profile, read_picture_flags(atom));
 			if (problem)
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "usage atom %u: video profile: %s",
 				                             i, problem);

@@ -35,9 +35,10 @@ using namespace uda_test;
 namespace
 {
 
-// A usage of one atom, its payload a video profile or nothing.
+// A usage of one atom, its payload a video profile (with picture flags,
+// where there are any) or nothing.
 struct Usage {
-	uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE] = {};
+	uint8_t payload[UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE] = {};
 	uda_usage_atom atom;
 	uda_usage usage;
 
@@ -45,12 +46,18 @@ struct Usage {
 	{
 		usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
 	}
-	Usage(uda_usage_name name, uint32_t codec, uint32_t profile, uint32_t bit_depth = 0, uint32_t chroma = 0)
+	Usage(uda_usage_name name, uint32_t codec, uint32_t profile, uint32_t bit_depth = 0, uint32_t chroma = 0,
+	      uint32_t picture = 0)
 	    : Usage(name)
 	{
 		const uda_video_profile p = {codec, profile, bit_depth, chroma};
-		uda_video_profile_to_payload(&p, payload);
-		atom.length = sizeof(payload);
+		if (picture) {
+			uda_video_profile_to_picture_payload(&p, picture, payload);
+			atom.length = UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE;
+		} else {
+			uda_video_profile_to_payload(&p, payload);
+			atom.length = UDA_VIDEO_PROFILE_PAYLOAD_SIZE;
+		}
 		atom.payload = payload;
 	}
 	Usage(const Usage &) = delete;
@@ -292,7 +299,7 @@ protected:
 	// writes them) changed to `value` in every set: each set's allocation
 	// must fail with `result` and say `why`, before any image is made.
 	void expect_tampered_profile_refused(const uda_assertion &a, const uda_capability_set_list *sets,
-	                                     const uint32_t (&written)[4], uint32_t field, uint32_t value,
+	                                     const std::vector<uint32_t> &written, uint32_t field, uint32_t value,
 	                                     uda_result result, const char *why)
 	{
 		SCOPED_TRACE(why);
@@ -300,9 +307,10 @@ protected:
 		ASSERT_EQ(uda_capability_set_list_serialize(sets, nullptr, 0, &size), UDA_SUCCESS);
 		std::vector<uint8_t> bytes(size);
 		ASSERT_EQ(uda_capability_set_list_serialize(sets, bytes.data(), size, &size), UDA_SUCCESS);
+		const size_t length = written.size() * sizeof(uint32_t);
 		size_t found = 0;
-		for (size_t at = 0; at + sizeof(written) <= bytes.size(); at++) {
-			if (memcmp(&bytes[at], written, sizeof(written)) == 0) {
+		for (size_t at = 0; at + length <= bytes.size(); at++) {
+			if (memcmp(&bytes[at], written.data(), length) == 0) {
 				memcpy(&bytes[at + 4 * field], &value, sizeof(value));
 				found++;
 			}
@@ -641,8 +649,9 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 	ASSERT_EQ(sets_of(gpu, a, decode, sets), UDA_SUCCESS) << error();
 	// The profile as the backend wrote it: operation, profile_idc 77,
 	// 4:2:0, 8 bits.
-	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, 77,
-	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
+	const std::vector<uint32_t> written = {VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, 77,
+	                                       VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR,
+	                                       VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
 	// H.264 encode, which the mock has, but on a decode output.
 	expect_tampered_profile_refused(a, sets.get(), written, 0, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR,
 	                                UDA_ERROR_INVALID_ARGUMENT,
@@ -653,6 +662,56 @@ TEST_F(VulkanVideo, AProfileInASetFromAnotherProcessIsChecked)
 	                                "name a video profile (operation 0x40000, profile 77) and usage 0x");
 	expect_tampered_profile_refused(a, sets.get(), written, 3, VK_VIDEO_COMPONENT_BIT_DEPTH_10_BIT_KHR,
 	                                UDA_ERROR_UNSUPPORTED, "vkCreateImage");
+}
+
+// Interlaced H.264 (UDA_VIDEO_PICTURE_INTERLACED): the output is made
+// for the profile with interleaved fields, and the image parameters say
+// so (28 bytes), so that every import makes it the same way. A
+// progressive decoder cannot share it, and flags that are not the
+// profile's, from another process, are refused.
+TEST_F(VulkanVideo, AnInterlacedH264OutputIsMadeForItsLayout)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+		const Usage interlaced(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100, 0, 0, UDA_VIDEO_PICTURE_INTERLACED);
+		ListPtr sets;
+		ASSERT_EQ(sets_of(gpu, a, interlaced, sets), UDA_SUCCESS) << error();
+		ASSERT_EQ(count_of(sets.get()), 8u);
+		uint32_t count = 0;
+		ASSERT_EQ(uda_capability_set_list_get_capability_count(sets.get(), 0, &count), UDA_SUCCESS);
+		uint32_t params_length = 0;
+		for (uint32_t c = 0; c < count; c++) {
+			uda_capability capability;
+			if (uda_capability_set_list_get_capability(sets.get(), 0, c, &capability) == UDA_SUCCESS &&
+			    capability.vendor == UDA_VENDOR_API_BACKEND)
+				params_length = capability.length;
+		}
+		EXPECT_EQ(params_length, 28u) << "usage, flags, the profile and its picture flags";
+
+		const Usage sampled(UDA_USAGE_SAMPLED);
+		const AllocationPtr frame = agree_and_allocate(a, {{gpu, &interlaced.usage}, {gpu, &sampled.usage}});
+		ASSERT_NE(frame, nullptr);
+		const AllocationPtr view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(view, nullptr) << error();
+
+		const Usage progressive(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
+		const uda_device_usage both[] = {{gpu, &interlaced.usage}, {gpu, &progressive.usage}};
+		const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, both};
+		uda_allocation *shared = nullptr;
+		EXPECT_NE(uda_negotiate_allocate(ctx.get(), &negotiation, &shared, nullptr, nullptr), UDA_SUCCESS);
+		EXPECT_EQ(shared, nullptr);
+
+		// Film grain on an H.264 output: not a flag this profile has.
+		const std::vector<uint32_t> written = {VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, 100,
+		                                       VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR,
+		                                       VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR, UDA_VIDEO_PICTURE_INTERLACED};
+		expect_tampered_profile_refused(a, sets.get(), written, 4, UDA_VIDEO_PICTURE_FILM_GRAIN,
+		                                UDA_ERROR_INVALID_ARGUMENT, "this device does not decode or encode");
+		expect_tampered_profile_refused(a, sets.get(), written, 4, 0, UDA_ERROR_INVALID_ARGUMENT,
+		                                "image parameters with picture flags 0");
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
 }
 
 // Not video, but the mock's: a linear image is made for OPAQUE_FD and
@@ -1001,6 +1060,36 @@ TEST_F(VulkanEncodeAndAv1, AnAv1FrameGoesToTheDisplayAndTheSampler)
 	EXPECT_EQ(count_of(sets.get()), 8u);
 }
 
+// AV1 film grain (UDA_VIDEO_PICTURE_FILM_GRAIN): the output is made for a
+// profile with filmGrainSupport, where the decoder writes the grained
+// picture apart from its reference pictures; a decoder whose outputs are
+// its reference pictures has no such profile. Vulkan encodes neither
+// grain nor fields.
+TEST_F(VulkanEncodeAndAv1, AnAv1OutputWithFilmGrainStandsApartFromTheReferencePictures)
+{
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const Usage grained(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0, 0, 0, UDA_VIDEO_PICTURE_FILM_GRAIN);
+	const Usage scanout(UDA_USAGE_SCANOUT);
+	const AllocationPtr frame = agree_and_allocate(a, {{gpu, &grained.usage}, {display, &scanout.usage}});
+	ASSERT_NE(frame, nullptr);
+	uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
+	EXPECT_EQ(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR, 0u);
+	const AllocationPtr view = import_read_only(frame.get(), display);
+	EXPECT_NE(view, nullptr) << error();
+
+	setenv("UDA_MOCK_VULKAN_DECODE", "coincide", 1);
+	ListPtr sets;
+	EXPECT_EQ(sets_of(gpu, a, grained, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(error().find("does not decode AV1 profile 0"), std::string::npos) << error();
+	unsetenv("UDA_MOCK_VULKAN_DECODE");
+
+	const Usage interlaced_encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100, 0, 0,
+	                              UDA_VIDEO_PICTURE_INTERLACED);
+	EXPECT_EQ(sets_of(gpu, assertion(1920, 1088, DRM_FORMAT_NV12), interlaced_encode, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(error().find("Vulkan encodes no interlaced pictures"), std::string::npos) << error();
+}
+
 // An encode input from another process is checked as a decode output is:
 // a decode operation beside an encode use, or an operation the driver
 // does not have, is refused before any image is made.
@@ -1010,8 +1099,9 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 	const Usage encode(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H265, 1 /* Main */);
 	ListPtr sets;
 	ASSERT_EQ(sets_of(gpu, a, encode, sets), UDA_SUCCESS) << error();
-	const uint32_t written[4] = {VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, 1,
-	                             VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR, VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
+	const std::vector<uint32_t> written = {VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, 1,
+	                                       VK_VIDEO_CHROMA_SUBSAMPLING_420_BIT_KHR,
+	                                       VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
 	// A decode operation on an encode input; an operation Vulkan does
 	// not have.
 	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x8u})

@@ -376,6 +376,40 @@ TEST_F(BadArguments, Usages)
 	// Vendor atoms with any payload, valid CPU atoms and video profiles pass.
 	ASSERT_EQ(with_atoms({{0x10de, 1, 4, bogus}, {UDA_VENDOR_NONE, UDA_USAGE_CPU_WRITE, 4, often}, video}), UDA_SUCCESS);
 	uda_capability_set_list_destroy(out);
+	out = nullptr;
+
+	// Picture flags: known ones, each with its codec.
+	uint8_t picture[UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE];
+	const uda_video_profile h264 = {UDA_VIDEO_CODEC_H264, 100, 8, 420}, av1 = {UDA_VIDEO_CODEC_AV1, 0, 10, 420};
+	const struct {
+		const uda_video_profile *profile;
+		uint32_t flags;
+	} bad_pictures[] = {{&h264, 1u << 2}, {&av1, UDA_VIDEO_PICTURE_INTERLACED}, {&h264, UDA_VIDEO_PICTURE_FILM_GRAIN}};
+	for (const auto &bad : bad_pictures) {
+		uda_video_profile_to_picture_payload(bad.profile, bad.flags, picture);
+		const uda_usage_atom wrong = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(picture), picture};
+		EXPECT_FAILS_WITH_MESSAGE(with_atoms({wrong}), UDA_ERROR_INVALID_ARGUMENT);
+		uint32_t flags = 99;
+		EXPECT_EQ(uda_video_profile_picture_flags_from_atom(&wrong, &flags), UDA_ERROR_INVALID_ARGUMENT);
+		EXPECT_EQ(uda_video_profile_from_atom(&wrong, &read), UDA_ERROR_INVALID_ARGUMENT);
+	}
+	uda_video_profile_to_picture_payload(&av1, UDA_VIDEO_PICTURE_FILM_GRAIN, picture);
+	const uda_usage_atom grained = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(picture), picture};
+	uint32_t flags = 0;
+	ASSERT_EQ(uda_video_profile_picture_flags_from_atom(&grained, &flags), UDA_SUCCESS);
+	EXPECT_EQ(flags, static_cast<uint32_t>(UDA_VIDEO_PICTURE_FILM_GRAIN));
+	ASSERT_EQ(uda_video_profile_from_atom(&grained, &read), UDA_SUCCESS);
+	EXPECT_EQ(read.codec, static_cast<uint32_t>(UDA_VIDEO_CODEC_AV1));
+	EXPECT_EQ(read.bit_depth, 10u);
+	ASSERT_EQ(uda_video_profile_picture_flags_from_atom(&video, &flags), UDA_SUCCESS);
+	EXPECT_EQ(flags, 0u) << "a profile without picture flags";
+	EXPECT_EQ(uda_video_profile_picture_flags_from_atom(&plain, &flags), UDA_ERROR_NOT_FOUND);
+	EXPECT_EQ(uda_video_profile_picture_flags_from_atom(&grained, nullptr), UDA_ERROR_INVALID_ARGUMENT);
+	// 17 to 19 bytes are neither.
+	const uda_usage_atom cut = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, 18, picture};
+	EXPECT_FAILS_WITH_MESSAGE(with_atoms({cut}), UDA_ERROR_INVALID_ARGUMENT);
+	ASSERT_EQ(with_atoms({grained}), UDA_SUCCESS);
+	uda_capability_set_list_destroy(out);
 }
 
 uda_result never_called(void *, uda_context *, const uda_assertion *, const uda_usage *, uda_capability_set_list *)

@@ -33,7 +33,11 @@ struct vulkan_video_profile {
 	uint32_t std_profile; /* StdVideoH264ProfileIdc, StdVideoH265ProfileIdc, StdVideoAV1Profile */
 	uint32_t chroma;      /* VkVideoChromaSubsamplingFlagBitsKHR */
 	uint32_t bit_depth;   /* VkVideoComponentBitDepthFlagBitsKHR, luma and chroma */
+	uint32_t picture;     /* uda_video_picture_flags: interlaced H.264, AV1 film grain */
 };
+/* The first four fields, as IMAGE_PARAMS carry them after usage and flags;
+ * picture flags follow where there are any. */
+#define VULKAN_VIDEO_PROFILE_SIZE 16u
 
 struct vulkan_image_params {
 	uint32_t usage; /* VkImageUsageFlags */
@@ -42,9 +46,12 @@ struct vulkan_image_params {
 	 * (VUID-VkImageCreateInfo-usage-04815). */
 	struct vulkan_video_profile video;
 };
-/* IMAGE_PARAMS payloads: usage and flags, then the profile where there is one. */
+/* IMAGE_PARAMS payloads: usage and flags, then the profile where there is
+ * one, then its picture flags where they are not 0 (so that a peer that
+ * knows no picture flags reads every profile without them). */
 #define VULKAN_IMAGE_PARAMS_SIZE 8u
 #define VULKAN_IMAGE_PARAMS_VIDEO_SIZE 24u
+#define VULKAN_IMAGE_PARAMS_PICTURE_SIZE 28u
 
 struct vulkan_backend {
 	uda_context *ctx;

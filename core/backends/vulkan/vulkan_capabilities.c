@@ -212,15 +212,18 @@ static uda_result append_set(uda_context *ctx, const struct set_recipe *r, uda_c
 	if (result == UDA_SUCCESS && r->coherent)
 		result = uda_capability_set_builder_add_u32(b, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_COHERENT, 0);
 	if (result == UDA_SUCCESS) {
-		uint8_t payload[VULKAN_IMAGE_PARAMS_VIDEO_SIZE];
+		uint8_t payload[VULKAN_IMAGE_PARAMS_PICTURE_SIZE];
 		memcpy(payload, &r->params.usage, 4);
 		memcpy(payload + 4, &r->params.flags, 4);
-		memcpy(payload + 8, &r->params.video, sizeof(r->params.video));
+		memcpy(payload + 8, &r->params.video, VULKAN_VIDEO_PROFILE_SIZE);
+		memcpy(payload + VULKAN_IMAGE_PARAMS_VIDEO_SIZE, &r->params.video.picture, 4);
 		const uda_capability params = {
 			.vendor = UDA_VENDOR_API_BACKEND,
 			.name = VULKAN_CAPABILITY_IMAGE_PARAMS,
 			.flags = UDA_CAPABILITY_FLAG_LOCAL,
-			.length = r->params.video.operation ? VULKAN_IMAGE_PARAMS_VIDEO_SIZE : VULKAN_IMAGE_PARAMS_SIZE,
+			.length = !r->params.video.operation ? VULKAN_IMAGE_PARAMS_SIZE
+			          : r->params.video.picture  ? VULKAN_IMAGE_PARAMS_PICTURE_SIZE
+			                                     : VULKAN_IMAGE_PARAMS_VIDEO_SIZE,
 			.payload = payload,
 		};
 		result = uda_capability_set_builder_add_capability(b, &params);
@@ -590,7 +593,8 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 	for (uint32_t i = 0; i < found; i++) {
 		/* Possibly from another process: only what this backend would
 		 * have written passes. */
-		if (params[i].length != VULKAN_IMAGE_PARAMS_SIZE && params[i].length != VULKAN_IMAGE_PARAMS_VIDEO_SIZE)
+		if (params[i].length != VULKAN_IMAGE_PARAMS_SIZE && params[i].length != VULKAN_IMAGE_PARAMS_VIDEO_SIZE &&
+		    params[i].length != VULKAN_IMAGE_PARAMS_PICTURE_SIZE)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan: image parameters of %u bytes",
 			                             params[i].length);
 		uint32_t usage, flags;
@@ -605,12 +609,20 @@ uda_result vulkan_image_params_for_set(const struct vulkan_device *device, uda_c
 		 * backend writes them: a decode output's (with its DPB use)
 		 * or an encode input's, of the profile's direction. */
 		const bool video_usage = usage & VULKAN_IMAGE_USAGE_VIDEO;
-		if (video_usage != (params[i].length == VULKAN_IMAGE_PARAMS_VIDEO_SIZE))
+		if (video_usage != (params[i].length != VULKAN_IMAGE_PARAMS_SIZE))
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "vulkan: image parameters of %u bytes for usage 0x%x", params[i].length,
 			                             usage);
 		if (video_usage) {
-			memcpy(&video, (const uint8_t *)params[i].payload + 8, sizeof(video));
+			memcpy(&video, (const uint8_t *)params[i].payload + 8, VULKAN_VIDEO_PROFILE_SIZE);
+			if (params[i].length == VULKAN_IMAGE_PARAMS_PICTURE_SIZE) {
+				memcpy(&video.picture, (const uint8_t *)params[i].payload + VULKAN_IMAGE_PARAMS_VIDEO_SIZE,
+				       4);
+				/* Written only where there are flags. */
+				if (!video.picture)
+					return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+					                             "vulkan: image parameters with picture flags 0");
+			}
 			if (!vulkan_video_params_valid(device, &video, usage))
 				return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 				                             "vulkan: image parameters name a video profile (operation 0x%x, "

@@ -105,21 +105,22 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 		chain->codec.decode_h264 = (VkVideoDecodeH264ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR,
 			.stdProfileIdc = (StdVideoH264ProfileIdc)profile->std_profile,
-			/* What a display shows: whole frames. uda_video_profile
-			 * names no picture layout, so interlaced streams are not
-			 * served yet. */
-			.pictureLayout = VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_PROGRESSIVE_KHR,
+			/* Interlaced: both fields in the one picture, lines
+			 * interleaved, as a display or a deinterlacer reads a
+			 * frame (not the fields in planes of their own). */
+			.pictureLayout = (profile->picture & UDA_VIDEO_PICTURE_INTERLACED)
+			                         ? VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_INTERLACED_INTERLEAVED_LINES_BIT_KHR
+			                         : VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_PROGRESSIVE_KHR,
 		};
 		break;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR:
 		chain->codec.decode_av1 = (VkVideoDecodeAV1ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_PROFILE_INFO_KHR,
 			.stdProfile = (StdVideoAV1Profile)profile->std_profile,
-			/* uda_video_profile does not say whether the stream has
-			 * film grain, and a profile without it is the one every
-			 * AV1 decoder has: the grain is then the application's
-			 * to apply. */
-			.filmGrainSupport = VK_FALSE,
+			/* Without UDA_VIDEO_PICTURE_FILM_GRAIN, the profile every
+			 * AV1 decoder has: a stream's grain is then the
+			 * application's to apply. */
+			.filmGrainSupport = (profile->picture & UDA_VIDEO_PICTURE_FILM_GRAIN) ? VK_TRUE : VK_FALSE,
 		};
 		break;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
@@ -389,13 +390,35 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 		                             "vulkan: a %u-bit %u profile's pictures do not fit a %u-bit %u format",
 		                             profile.bit_depth ? profile.bit_depth : bits,
 		                             profile.chroma ? profile.chroma : chroma, bits, chroma);
+	/* Picture flags are a decoder's: Vulkan encodes neither fields nor
+	 * grain. */
+	uint32_t picture = 0;
+	uda_video_profile_picture_flags_from_atom(atom, &picture);
+	if (picture && codec->encode)
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: Vulkan encodes no %s pictures",
+		                             (picture & UDA_VIDEO_PICTURE_INTERLACED) ? "interlaced" : "film-grained");
 	*out = (struct vulkan_video_profile){
 		.operation = codec->operation,
 		.std_profile = profile.profile,
 		.chroma = chroma_flag(chroma),
 		.bit_depth = depth_flag(bits),
+		.picture = picture,
 	};
 	return UDA_SUCCESS;
+}
+
+/* Picture flags as the backend writes them: known ones, each with the
+ * one decode operation it belongs to. */
+static bool picture_flags_valid(const struct vulkan_video_profile *profile)
+{
+	if (profile->picture & ~(uint32_t)UDA_VIDEO_PICTURE_FLAGS_ALL)
+		return false;
+	if ((profile->picture & UDA_VIDEO_PICTURE_INTERLACED) &&
+	    profile->operation != VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR)
+		return false;
+	return !(profile->picture & UDA_VIDEO_PICTURE_FILM_GRAIN) ||
+	       profile->operation == VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR;
 }
 
 bool vulkan_video_params_valid(const struct vulkan_device *device, const struct vulkan_video_profile *profile,
@@ -404,7 +427,7 @@ bool vulkan_video_params_valid(const struct vulkan_device *device, const struct 
 	const struct video_codec *codec = codec_of_operation(profile->operation);
 	if (!codec || !(device->video_operations & profile->operation) || !profile_named(codec, profile->std_profile) ||
 	    profile->chroma == 0 || (profile->chroma & (profile->chroma - 1)) || profile->bit_depth == 0 ||
-	    (profile->bit_depth & (profile->bit_depth - 1)))
+	    (profile->bit_depth & (profile->bit_depth - 1)) || !picture_flags_valid(profile))
 		return false;
 	/* The picture's use is the profile's direction, as the backend
 	 * writes it: a decode output (a reference picture too where the

@@ -292,8 +292,35 @@ UDA_API void uda_video_profile_to_payload(const uda_video_profile *profile,
                                           uint8_t out_payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE]);
 /* Reads an atom's profile: UDA_ERROR_NOT_FOUND for an atom without one
  * (or not a video atom), UDA_ERROR_INVALID_ARGUMENT for a payload that is
- * not a valid profile. */
+ * not a valid profile. A payload with picture flags (below) holds a
+ * profile too. */
 UDA_API uda_result uda_video_profile_from_atom(const uda_usage_atom *atom, uda_video_profile *out_profile);
+
+/* What a profile may say about its pictures beyond the bitstream's
+ * profile: how a decoder writes them, which decides how a Vulkan
+ * decoder's output image is made. A payload of
+ * UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE bytes is the profile's four
+ * fields, then these flags as a little-endian u32. */
+typedef enum uda_video_picture_flags {
+	/* H.264 interlaced: a frame's two fields in one picture, their lines
+	 * interleaved. */
+	UDA_VIDEO_PICTURE_INTERLACED = 1u << 0,
+	/* AV1 film grain: the decoder adds the stream's grain to the
+	 * pictures it outputs. */
+	UDA_VIDEO_PICTURE_FILM_GRAIN = 1u << 1,
+} uda_video_picture_flags;
+#define UDA_VIDEO_PICTURE_FLAGS_ALL 0x3u
+#define UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE 20u
+
+/* Writes the payload of a VIDEO_DECODE or VIDEO_ENCODE atom whose profile
+ * has picture flags (uda_video_picture_flags). */
+UDA_API void uda_video_profile_to_picture_payload(const uda_video_profile *profile, uint32_t picture_flags,
+                                                  uint8_t out_payload[UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE]);
+/* Reads an atom's picture flags: 0 for a profile without them;
+ * UDA_ERROR_NOT_FOUND and UDA_ERROR_INVALID_ARGUMENT as
+ * uda_video_profile_from_atom. Flags are known ones, INTERLACED with
+ * H.264 only, FILM_GRAIN with AV1 only. */
+UDA_API uda_result uda_video_profile_picture_flags_from_atom(const uda_usage_atom *atom, uint32_t *out_flags);
 
 
 /* ------------------------------------------------------------------------ */

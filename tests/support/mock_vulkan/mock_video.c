@@ -94,7 +94,16 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
 	uint32_t max_depth = 8;
 	int64_t idc;
 	switch (profile->videoCodecOperation) {
-	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR:
+	case VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR: {
+		/* Progressive, or interlaced with the fields' lines
+		 * interleaved; not in planes of their own. */
+		const VkVideoDecodeH264ProfileInfoKHR *h264 =
+			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR);
+		if (h264 && h264->pictureLayout != VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_PROGRESSIVE_KHR &&
+		    h264->pictureLayout != VK_VIDEO_DECODE_H264_PICTURE_LAYOUT_INTERLACED_INTERLEAVED_LINES_BIT_KHR)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+	}
+		/* fall through */
 	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
 		idc = std_profile(profile, profile->videoCodecOperation == VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR
 		                                   ? VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_PROFILE_INFO_KHR
@@ -120,11 +129,14 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
 		max_depth = 10;
 		break;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR: {
-		/* Main: 8 and 10 bits, 4:2:0; without film grain, as the
-		 * mock applies none. */
+		/* Main: 8 and 10 bits, 4:2:0. With film grain the output
+		 * is the grained picture, never a reference one: a decoder
+		 * whose outputs only coincide with its DPB has no such
+		 * profile. */
 		const VkVideoDecodeAV1ProfileInfoKHR *av1 =
 			mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_PROFILE_INFO_KHR);
-		if (!av1 || av1->stdProfile != STD_VIDEO_AV1_PROFILE_MAIN || av1->filmGrainSupport)
+		if (!av1 || av1->stdProfile != STD_VIDEO_AV1_PROFILE_MAIN ||
+		    (av1->filmGrainSupport && decode_mode() == DECODE_COINCIDE))
 			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
 		max_depth = 10;
 		break;
@@ -273,11 +285,14 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 	}
 	VkVideoDecodeCapabilitiesKHR *decode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_CAPABILITIES_KHR);
+	const VkVideoDecodeAV1ProfileInfoKHR *av1_profile =
+		mock_find_struct(profile->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_PROFILE_INFO_KHR);
+	const bool film_grain = av1_profile && av1_profile->filmGrainSupport;
 	if (decode && !is_encode(operation))
-		decode->flags = decode_mode() == DECODE_COINCIDE
-		                        ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR
-		                        : VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
-		                                  VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
+		decode->flags = decode_mode() == DECODE_COINCIDE ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR
+		                : film_grain ? VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR
+		                             : VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_COINCIDE_BIT_KHR |
+		                                       VK_VIDEO_DECODE_CAPABILITY_DPB_AND_OUTPUT_DISTINCT_BIT_KHR;
 	/* The encoder reads its input in whole macroblocks (H.264), coding
 	 * tree blocks (H.265, 32x32) or 16x16 blocks (AV1). */
 	VkVideoEncodeCapabilitiesKHR *encode =
