@@ -11,7 +11,8 @@
  * sets of their own role (a camera's capture, a decoder's decode...), and
  * they take part when named (--use N=scanout, --use N=video-decode). A
  * video usage may name its bitstream: video-decode:h264 or
- * video-decode:h265:2 (the codec's profile number).
+ * video-decode:h265:2 (the codec's profile number), and how its pictures
+ * are written: video-decode:h264:100:interlaced, video-decode:av1:film-grain.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -29,7 +30,7 @@
 
 struct usage_choice {
 	uda_usage_atom atoms[UDA_MAX_USAGE_ATOMS];
-	uint8_t payloads[UDA_MAX_USAGE_ATOMS][UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+	uint8_t payloads[UDA_MAX_USAGE_ATOMS][UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE];
 	uint32_t count;
 	uda_usage usage;
 };
@@ -48,14 +49,32 @@ static const struct {
 	{"video-encode", UDA_USAGE_VIDEO_ENCODE},
 };
 
-/* "CODEC" or "CODEC:PROFILE" after a video usage's name. */
-static bool parse_profile(const char *text, uda_video_profile *out)
+/* "CODEC", then ":PROFILE" and ":interlaced" or ":film-grain" (picture
+ * flags), each optional, after a video usage's name. */
+static bool parse_profile(const char *text, uda_video_profile *out, uint32_t *out_picture)
 {
 	*out = (uda_video_profile){0};
+	*out_picture = 0;
 	const char *colon = strchr(text, ':');
 	out->codec = codec_from_name(text, colon ? (size_t)(colon - text) : strlen(text));
-	char end;
-	return out->codec && (!colon || (colon[1] != '-' && sscanf(colon + 1, "%u%c", &out->profile, &end) == 1));
+	bool profile_read = false;
+	while (out->codec && colon) {
+		const char *part = colon + 1;
+		colon = strchr(part, ':');
+		const size_t length = colon ? (size_t)(colon - part) : strlen(part);
+		char end;
+		if (length == strlen("interlaced") && strncmp(part, "interlaced", length) == 0)
+			*out_picture |= UDA_VIDEO_PICTURE_INTERLACED;
+		else if (length == strlen("film-grain") && strncmp(part, "film-grain", length) == 0)
+			*out_picture |= UDA_VIDEO_PICTURE_FILM_GRAIN;
+		else if (!profile_read && !*out_picture && part[0] != '-' &&
+		         (sscanf(part, "%u%c", &out->profile, &end) == 1 ||
+		          (sscanf(part, "%u%c", &out->profile, &end) == 2 && end == ':')))
+			profile_read = true;
+		else
+			return false;
+	}
+	return out->codec != 0;
 }
 
 static bool add_atom(struct usage_choice *c, const char *name)
@@ -74,11 +93,17 @@ static bool add_atom(struct usage_choice *c, const char *name)
 		atom->payload = cpu ? often : NULL;
 		if (suffix) {
 			uda_video_profile profile;
+			uint32_t picture;
 			if ((atom->name != UDA_USAGE_VIDEO_DECODE && atom->name != UDA_USAGE_VIDEO_ENCODE) ||
-			    !parse_profile(suffix + 1, &profile))
+			    !parse_profile(suffix + 1, &profile, &picture))
 				return false;
-			uda_video_profile_to_payload(&profile, c->payloads[c->count]);
-			atom->length = UDA_VIDEO_PROFILE_PAYLOAD_SIZE;
+			if (picture) {
+				uda_video_profile_to_picture_payload(&profile, picture, c->payloads[c->count]);
+				atom->length = UDA_VIDEO_PROFILE_PICTURE_PAYLOAD_SIZE;
+			} else {
+				uda_video_profile_to_payload(&profile, c->payloads[c->count]);
+				atom->length = UDA_VIDEO_PROFILE_PAYLOAD_SIZE;
+			}
 			atom->payload = c->payloads[c->count];
 		}
 		c->count++;
@@ -288,7 +313,8 @@ static void print_usage_text(FILE *f)
 	fprintf(f, "usage: uda-info [--width W] [--height H] [--format NAME] [--use INDEX=USAGE[,USAGE...]]... "
 	           "[--json]\nusages: render sampled storage scanout cpu-read cpu-write transfer-src transfer-dst "
 	           "camera-capture video-decode video-encode\n"
-	           "a video usage may name its bitstream: video-decode:h264, video-decode:h265:2 (profile number)\n");
+	           "a video usage may name its bitstream: video-decode:h264, video-decode:h265:2 (profile number),\n"
+	           "and its pictures: video-decode:h264:100:interlaced, video-decode:av1:film-grain\n");
 }
 
 int main(int argc, char **argv)
