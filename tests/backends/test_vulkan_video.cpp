@@ -724,22 +724,6 @@ TEST_F(VulkanVideo, OneLinearImageServesBothHandlesOnlyWhereTheDriverSaysSo)
 {
 	const uda_assertion a = assertion(256, 256, DRM_FORMAT_ABGR8888);
 	const Usage render(UDA_USAGE_RENDER_TARGET);
-	const auto has_handle = [](const uda_capability_set_list *list, uint32_t set, uint32_t handle) {
-		uint32_t count = 0;
-		uda_capability_set_list_get_capability_count(list, set, &count);
-		for (uint32_t c = 0; c < count; c++) {
-			uda_capability capability;
-			uint32_t value = 0;
-			if (uda_capability_set_list_get_capability(list, set, c, &capability) == UDA_SUCCESS &&
-			    capability.vendor == UDA_VENDOR_NONE && capability.name == UDA_CAPABILITY_HANDLE &&
-			    capability.length == 4) {
-				memcpy(&value, capability.payload, 4);
-				if (value == handle)
-					return true;
-			}
-		}
-		return false;
-	};
 	// The handles of each set of LINEAR layout, in order.
 	const auto linear_sets = [&](const uda_capability_set_list *list) {
 		std::vector<std::vector<uint32_t>> found;
@@ -749,7 +733,7 @@ TEST_F(VulkanVideo, OneLinearImageServesBothHandlesOnlyWhereTheDriverSaysSo)
 				continue;
 			std::vector<uint32_t> handles;
 			for (uint32_t h : {UDA_HANDLE_TYPE_OPAQUE_FD, UDA_HANDLE_TYPE_DMA_BUF}) {
-				if (has_handle(list, i, h))
+				if (uda_backend_set_has_u32(list, i, UDA_CAPABILITY_HANDLE, h))
 					handles.push_back(h);
 			}
 			found.push_back(handles);
@@ -780,8 +764,8 @@ TEST_F(VulkanVideo, OneLinearImageServesBothHandlesOnlyWhereTheDriverSaysSo)
 	EXPECT_EQ(linear_sets(together.get()), joined);
 	uint32_t both_at = UINT32_MAX;
 	for (uint32_t i = 0; i < count_of(together.get()) && both_at == UINT32_MAX; i++) {
-		if (has_handle(together.get(), i, UDA_HANDLE_TYPE_OPAQUE_FD) &&
-		    has_handle(together.get(), i, UDA_HANDLE_TYPE_DMA_BUF))
+		if (uda_backend_set_has_u32(together.get(), i, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_OPAQUE_FD) &&
+		    uda_backend_set_has_u32(together.get(), i, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF))
 			both_at = i;
 	}
 	ASSERT_NE(both_at, UINT32_MAX) << "one linear set with both handles";

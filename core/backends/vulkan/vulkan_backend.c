@@ -62,13 +62,12 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL log_validation_message(VkDebugUtilsMessage
                                                              void *user_data)
 {
 	struct vulkan_backend *backend = user_data;
-	const char *message = data->pMessage ? data->pMessage : "";
 	uda_log_level level = UDA_LOG_DEBUG;
 	if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
 		level = UDA_LOG_ERROR;
 	else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
 		level = UDA_LOG_WARNING;
-	uda_context_log(backend->ctx, level, "vulkan validation: %s", message);
+	uda_context_log(backend->ctx, level, "vulkan validation: %s", data->pMessage ? data->pMessage : "");
 	return VK_FALSE;
 }
 

@@ -370,14 +370,15 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142,
 	 * VUID-vkCmdEncodeVideoKHR-pEncodeInfo-08206), so "any" cannot be
 	 * guessed for the application. AV1's profile 0 is its Main. */
-	if (!profile_named(codec, profile.profile) && !profile.profile)
-		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: name the %s profile: a Vulkan video session takes only images made "
-		                             "for its profile",
-		                             codec->name);
-	if (!profile_named(codec, profile.profile))
+	if (!profile_named(codec, profile.profile)) {
+		if (!profile.profile)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+			                             "vulkan: name the %s profile: a Vulkan video session takes only images "
+			                             "made for its profile",
+			                             codec->name);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: %s has no profile %u in Vulkan",
 		                             codec->name, profile.profile);
+	}
 
 	/* Bit depth and chroma are the format's; a profile that says
 	 * otherwise cannot have its pictures in this format. */
