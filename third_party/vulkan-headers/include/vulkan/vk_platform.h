@@ -2,9 +2,8 @@
 // File: vk_platform.h
 //
 /*
-** Copyright 2014-2025 The Khronos Group Inc.
-**
-** SPDX-License-Identifier: Apache-2.0
+** Copyright 2014-2026 The Khronos Group Inc.
+** SPDX-License-Identifier: Apache-2.0 OR MIT
 */
 
 
