@@ -120,7 +120,7 @@ echo "== test (release)"
 echo "== test (release, again on bookworm-backports' Mesa, unpacked into build-mesa/)"
 scripts/newer-mesa.sh test
 
-echo "== test (the programs of Vulkan use, again under Debian 13's Vulkan loader and validation layer)"
+echo "== test (the programs of Vulkan use, again under Debian testing's Vulkan loader and validation layer)"
 scripts/newer-vulkan.sh
 
 echo "== fuzz (clang libFuzzer, ASan+UBSan, 30 s a target)"

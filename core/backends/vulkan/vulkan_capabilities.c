@@ -114,8 +114,12 @@ bool vulkan_query_image(const struct vulkan_device *device, const struct vulkan_
 		.tiling = desc->tiling,
 		.usage = desc->usage,
 	};
+	/* The external properties are asked for only with a handle: without
+	 * one the driver leaves them as they are (and 1.4.363's layer warns
+	 * of the output asked for with no handle named). */
 	VkExternalImageFormatProperties external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
-	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, .pNext = &external};
+	VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
+	                                       .pNext = handle ? &external : NULL};
 	/* A video image also needs its profile, format, tiling and usage to
 	 * be among those the driver lists for decoding (vulkan_video.c): the
 	 * image format query need not check them, and a profile may come
