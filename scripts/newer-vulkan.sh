@@ -90,7 +90,7 @@ run() {
 mock=$root/build/tests/support/mock_vulkan/uda_mock_vulkan_icd.json
 # uda-mock-vulkan: decode, encode and AV1 images, each test validated.
 run test-vulkan-video UDA_TEST_REQUIRE_VALIDATION=1 -- test-vulkan-video \
-	--gtest_filter='VulkanVideo.*:VulkanEncodeAndAv1.*'
+	--gtest_filter='VulkanVideo.*:VulkanEncodeAndAv1.*:VulkanVp9.*'
 for decode in distinct optimal coincide; do
 	expect='decode output made' run "test-vulkan-video-driver-on-mock-$decode" \
 		VK_DRIVER_FILES="$mock" UDA_MOCK_VULKAN_DECODE=$decode -- test-vulkan-video \

@@ -7,9 +7,9 @@
 // (UDA_DRM_REPLAY), so the three-way agreement is made, allocated and
 // imported by real backends end to end.
 //
-// VulkanEncodeAndAv1.* need a validation layer newer than Debian 12's
-// (below); scripts/newer-vulkan.sh runs this program again under Debian
-// 13's. VulkanVideoDriver.* runs on the machine's own drivers instead and skips,
+// VulkanEncodeAndAv1.* and VulkanVp9.* need validation layers newer than
+// Debian 12's (below); scripts/newer-vulkan.sh runs this program again
+// under Debian testing's. VulkanVideoDriver.* runs on the machine's own drivers instead and skips,
 // saying why, where no Vulkan device decodes (lavapipe has no video
 // queue); tests/hardware/nvidia.sh runs it on NVIDIA's.
 #include <drm_fourcc.h>
@@ -111,13 +111,19 @@ void expect_one_memory(uda_allocation *writer, uda_allocation *reader, uint64_t 
 	close(read_fd);
 }
 
-// The Khronos validation layer's version, 0 without one. Debian 12's
-// (1.3.239) predates the final Vulkan Video encode (1.3.274), AV1 decode
-// (1.3.277) and AV1 encode (1.3.302) extensions: it takes their
-// structures for the application's errors and fails their queries, so the
-// backend leaves them out while validating with it. Debian 13's (1.4.309)
-// knows them.
-constexpr uint32_t layer_knowing_encode_and_av1 = VK_MAKE_API_VERSION(0, 1, 3, 302);
+// Extensions newer than a validation layer the tests may run under, and
+// the layer version that knows them. Debian 12's layer (1.3.239) predates
+// the final Vulkan Video encode (1.3.274), AV1 decode (1.3.277) and AV1
+// encode (1.3.302) extensions, Debian 13's (1.4.309) VP9 decode
+// (1.4.317): an older layer takes their structures for the application's
+// errors and fails their queries, so the backend leaves them out while
+// validating with it. Debian testing's (1.4.363) knows them all.
+struct NewerVideo {
+	uint32_t layer;
+	const char *what;
+};
+constexpr NewerVideo encode_and_av1 = {VK_MAKE_API_VERSION(0, 1, 3, 302), "Vulkan Video encode and AV1"};
+constexpr NewerVideo vp9_decode = {VK_MAKE_API_VERSION(0, 1, 4, 317), "VP9 decode"};
 
 uint32_t validation_layer_version()
 {
@@ -143,11 +149,11 @@ protected:
 	ContextPtr ctx;
 	std::vector<uda_device *> devices;
 
-	// `needs_final_video`: the test uses encode or AV1. Under a layer
-	// that predates them it runs unvalidated, and says so; with
+	// `newer`: the test uses extensions newer than some layers. Under a
+	// layer that predates them it runs unvalidated, and says so; with
 	// UDA_TEST_REQUIRE_VALIDATION=1 (scripts/newer-vulkan.sh) it fails
 	// instead, so that the newer layer's run cannot pass unvalidated.
-	void create_context(bool mock, bool needs_final_video = false)
+	void create_context(bool mock, const NewerVideo *newer = nullptr)
 	{
 		use_build_tree_backends();
 		if (mock) {
@@ -160,16 +166,16 @@ protected:
 			       1);
 		}
 		bool validate = true;
-		if (needs_final_video) {
+		if (newer) {
 			const uint32_t version = validation_layer_version();
 			const char *required = std::getenv("UDA_TEST_REQUIRE_VALIDATION");
-			if (version < layer_knowing_encode_and_av1) {
+			if (version < newer->layer) {
 				ASSERT_FALSE(required && std::strcmp(required, "1") == 0)
 				        << "the validation layer (" << VK_API_VERSION_MINOR(version) << "."
-				        << VK_API_VERSION_PATCH(version) << ") predates Vulkan Video encode and AV1";
-				std::printf("[   NOTE   ] unvalidated: the validation layer (1.%u.%u) predates Vulkan Video encode "
-				            "and AV1; scripts/newer-vulkan.sh validates this test\n",
-				            VK_API_VERSION_MINOR(version), VK_API_VERSION_PATCH(version));
+				        << VK_API_VERSION_PATCH(version) << ") predates " << newer->what;
+				std::printf("[   NOTE   ] unvalidated: the validation layer (1.%u.%u) predates %s; "
+				            "scripts/newer-vulkan.sh validates this test\n",
+				            VK_API_VERSION_MINOR(version), VK_API_VERSION_PATCH(version), newer->what);
 				validate = false;
 			}
 		}
@@ -248,11 +254,11 @@ protected:
 	uda_device *v4l2_decoder = nullptr;
 	uda_device *camera = nullptr;
 
-	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(false)); }
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(nullptr)); }
 
-	void set_up(bool needs_final_video)
+	void set_up(const NewerVideo *newer)
 	{
-		ASSERT_NO_FATAL_FAILURE(create_context(true, needs_final_video));
+		ASSERT_NO_FATAL_FAILURE(create_context(true, newer));
 		const auto gpus = devices_of(UDA_DEVICE_API_VULKAN), displays = devices_of(UDA_DEVICE_API_DRM);
 		ASSERT_EQ(gpus.size(), 1u) << "uda-mock-vulkan did not load, or not alone";
 		ASSERT_EQ(displays.size(), 1u) << "the recorded display did not load";
@@ -335,7 +341,14 @@ protected:
 class VulkanEncodeAndAv1 : public VulkanVideo
 {
 protected:
-	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(true)); }
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(&encode_and_av1)); }
+};
+
+// The same, for VP9 decode outputs.
+class VulkanVp9 : public VulkanVideo
+{
+protected:
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(set_up(&vp9_decode)); }
 };
 
 } // namespace
@@ -383,7 +396,7 @@ TEST_F(VulkanVideo, AProfileTheDriverCannotDecodeOffersNothingAndSaysWhy)
 		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(1920, 1080, DRM_FORMAT_NV12),
 		 "H.264 pictures are whole 16x16 blocks: ask for 1920x1088 and show 1920x1080 of it"},
 		{UDA_VIDEO_CODEC_H265, 2, 10, nv12, "10-bit 420 profile's pictures do not fit"},
-		{UDA_VIDEO_CODEC_VP9, 0, 0, nv12, "codec 4 is not one the vulkan backend can decode (H.264, H.265, AV1)"},
+		{UDA_VIDEO_CODEC_VP8, 0, 0, nv12, "codec 3 is not one the vulkan backend can decode (H.264, H.265, AV1, VP9)"},
 		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(8192, 4320, DRM_FORMAT_NV12),
 		 "decodes H.264 profile 100 from 48x16 to 4096x4096, not 8192x4320"},
 		{UDA_VIDEO_CODEC_H264, 100, 0, assertion(64, 64, DRM_FORMAT_ABGR8888), "not a video format"},
@@ -1088,9 +1101,128 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 	                                       VK_VIDEO_COMPONENT_BIT_DEPTH_8_BIT_KHR};
 	// A decode operation on an encode input; an operation Vulkan does
 	// not have.
-	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x8u})
+	for (uint32_t operation : {uint32_t(VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR), 0x100u})
 		expect_tampered_profile_refused(a, sets.get(), written, 0, operation, UDA_ERROR_INVALID_ARGUMENT,
 		                                "this device does not decode or encode");
+}
+
+// VP9 decoded by the GPU into a frame the display scans out and the GPU
+// samples, as AV1 is: pictures of whole 8x8 blocks, Profile 0 in NV12 and
+// 10-bit Profile 2 in P010.
+TEST_F(VulkanVp9, AVp9FrameGoesToTheDisplayAndTheSampler)
+{
+	const int fds_before = open_fd_count();
+	{
+		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0 /* Profile 0 */);
+		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+		const AllocationPtr frame =
+		        agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+		ASSERT_NE(frame, nullptr);
+		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
+		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+		ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
+		EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR) << std::hex << native.usage;
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		const AllocationPtr display_view = import_read_only(frame.get(), display);
+		ASSERT_NE(display_view, nullptr) << error();
+		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
+		ASSERT_NE(sampler_view, nullptr) << error();
+		expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, 0x09);
+	}
+	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+
+	const Usage profile2(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 2, 10);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), profile2, sets), UDA_SUCCESS) << error();
+	EXPECT_EQ(count_of(sets.get()), 8u);
+}
+
+// What the VP9 decoder does not take is refused with the reason: a
+// profile it lacks (1, 4:4:4 and 4:2:2), one VP9 does not have, a size
+// that is not whole blocks or is below its least, encoding (Vulkan has no
+// VP9 encode); and a driver that lists the extension without its
+// videoDecodeVP9 feature decodes no VP9 at all.
+TEST_F(VulkanVp9, AVp9OutputNeedsAProfileTheDecoderHasAndItsFeature)
+{
+	ListPtr sets;
+	const uda_assertion nv12 = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const struct {
+		uda_usage_name name;
+		uint32_t profile;
+		uda_assertion a;
+		const char *why;
+	} cases[] = {
+		{UDA_USAGE_VIDEO_DECODE, 1, nv12, "does not decode VP9 profile 1"},
+		{UDA_USAGE_VIDEO_DECODE, 4, nv12, "VP9 has no profile 4 in Vulkan"},
+		{UDA_USAGE_VIDEO_DECODE, 0, assertion(1920, 1084, DRM_FORMAT_NV12),
+		 "VP9 pictures are whole 8x8 blocks: ask for 1920x1088 and show 1920x1084 of it"},
+		{UDA_USAGE_VIDEO_DECODE, 0, assertion(64, 64, DRM_FORMAT_NV12),
+		 "decodes VP9 profile 0 from 128x128 to 8192x8192, not 64x64"},
+		{UDA_USAGE_VIDEO_ENCODE, 0, nv12, "codec 4 is not one the vulkan backend can encode (H.264, H.265, AV1)"},
+	};
+	for (const auto &c : cases) {
+		const Usage u(c.name, UDA_VIDEO_CODEC_VP9, c.profile);
+		EXPECT_EQ(sets_of(gpu, c.a, u, sets), UDA_ERROR_UNSUPPORTED) << c.why;
+		EXPECT_NE(error().find(c.why), std::string::npos) << error();
+	}
+
+	setenv("UDA_MOCK_VULKAN_VP9_DECODE", "0", 1);
+	ValidationLog without_log;
+	ContextPtr without = create_validated_context(without_log, false);
+	unsetenv("UDA_MOCK_VULKAN_VP9_DECODE");
+	ASSERT_NE(without, nullptr);
+	uda_device *other_gpu = vulkan_device_of(without.get());
+	ASSERT_NE(other_gpu, nullptr);
+	const Usage vp9(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0);
+	uda_capability_set_list *none = nullptr;
+	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &nv12, &vp9.usage, &none), UDA_ERROR_UNSUPPORTED);
+	uda_capability_set_list_destroy(none);
+	EXPECT_NE(std::string(uda_context_get_error(without.get()))
+	                  .find("lists VK_KHR_video_decode_vp9 without its device feature"),
+	          std::string::npos)
+	        << uda_context_get_error(without.get());
+	// H.264 decode is still there.
+	const Usage h264(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
+	const uda_assertion macroblocks = assertion(1920, 1088, DRM_FORMAT_NV12);
+	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &macroblocks, &h264.usage, &none), UDA_SUCCESS)
+	        << uda_context_get_error(without.get());
+	uda_capability_set_list_destroy(none);
+}
+
+// Validated by a layer older than an operation's extension, the backend
+// leaves the operation out and says why; by one that knows it, the
+// operation is there. The system's layer and scripts/newer-vulkan.sh's
+// take the two sides.
+TEST_F(VulkanVideo, AnOperationNewerThanTheValidationLayerIsLeftOutAndSaysWhy)
+{
+	const uint32_t layer = validation_layer_version();
+	ASSERT_NE(layer, 0u) << "these tests run validated";
+	const struct {
+		const NewerVideo &newer;
+		Usage usage;
+		uda_assertion a;
+		const char *operation, *extension;
+	} cases[] = {
+		{encode_and_av1, Usage(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_AV1, 0), assertion(1920, 1088, DRM_FORMAT_NV12),
+		 "AV1 encode", "VK_KHR_video_encode_av1"},
+		{vp9_decode, Usage(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0), assertion(1920, 1080, DRM_FORMAT_NV12),
+		 "VP9 decode", "VK_KHR_video_decode_vp9"},
+	};
+	for (const auto &c : cases) {
+		ListPtr sets;
+		const uda_result result = sets_of(gpu, c.a, c.usage, sets);
+		if (layer >= c.newer.layer) {
+			EXPECT_EQ(result, UDA_SUCCESS) << c.operation << ": " << error();
+			continue;
+		}
+		EXPECT_EQ(result, UDA_ERROR_UNSUPPORTED) << c.operation;
+		EXPECT_NE(error().find(std::string("leaves ") + c.operation +
+		                       " out while validating: the validation layer is older than " + c.extension),
+		          std::string::npos)
+		        << error();
+	}
 }
 
 // The machine's own drivers (tests/hardware/nvidia.sh runs these on
@@ -1103,8 +1235,8 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 class VulkanVideoDriver : public VideoContext
 {
 protected:
-	void SetUp() override { ASSERT_NO_FATAL_FAILURE(create_context(false, needs_final_video())); }
-	virtual bool needs_final_video() const { return false; }
+	void SetUp() override { ASSERT_NO_FATAL_FAILURE(create_context(false, newer_video())); }
+	virtual const NewerVideo *newer_video() const { return nullptr; }
 
 	void each_device_makes_and_shares(const Usage &video, const char *what, const char *no_queue,
 	                                  const char *codec_use, VkImageUsageFlags video_use)
@@ -1184,7 +1316,7 @@ TEST_F(VulkanVideoDriver, EachDecoderMakesAnOutputItsSamplerAndGlImport)
 class VulkanVideoEncodeDriver : public VulkanVideoDriver
 {
 protected:
-	bool needs_final_video() const override { return true; }
+	const NewerVideo *newer_video() const override { return &encode_and_av1; }
 };
 
 TEST_F(VulkanVideoEncodeDriver, EachEncoderMakesAnInputItsSamplerAndGlImport)

@@ -201,6 +201,7 @@ struct vulkan_video_chain {
 		VkVideoDecodeH264ProfileInfoKHR decode_h264;
 		VkVideoDecodeH265ProfileInfoKHR decode_h265;
 		VkVideoDecodeAV1ProfileInfoKHR decode_av1;
+		VkVideoDecodeVP9ProfileInfoKHR decode_vp9;
 		VkVideoEncodeH264ProfileInfoKHR encode_h264;
 		VkVideoEncodeH265ProfileInfoKHR encode_h265;
 		VkVideoEncodeAV1ProfileInfoKHR encode_av1;
@@ -208,17 +209,21 @@ struct vulkan_video_chain {
 };
 void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulkan_video_profile *profile);
 /* Learns what the device decodes and encodes; adds the extensions that
- * needs to `enabled` (room for VULKAN_VIDEO_EXTENSIONS more: six codec
+ * needs to `enabled` (room for VULKAN_VIDEO_EXTENSIONS more: seven codec
  * operations, the video, decode and encode queues, synchronization2). */
-#define VULKAN_VIDEO_EXTENSIONS 10u
+#define VULKAN_VIDEO_EXTENSIONS 11u
 struct vulkan_extension_list {
 	VkExtensionProperties *properties;
 	uint32_t count;
 };
 bool vulkan_has_extension(const struct vulkan_extension_list *list, const char *name);
-/* The video features a device is created with, chained by the caller. */
+/* The video features a device is created with: `head` is the chain of
+ * those enabled (NULL for none), for the caller's VkDeviceCreateInfo.
+ * Filled in place; not to be copied. */
 struct vulkan_video_features {
 	VkPhysicalDeviceVideoEncodeAV1FeaturesKHR encode_av1;
+	VkPhysicalDeviceVideoDecodeVP9FeaturesKHR decode_vp9;
+	void *head;
 };
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
                               const char **enabled, uint32_t *enabled_count, struct vulkan_video_features *features);

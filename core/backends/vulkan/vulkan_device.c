@@ -156,7 +156,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	};
 	const VkDeviceCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.pNext = video_features.encode_av1.videoEncodeAV1 ? &video_features.encode_av1 : NULL,
+		.pNext = video_features.head,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &queue,
 		.enabledExtensionCount = enabled_count,

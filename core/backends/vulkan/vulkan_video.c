@@ -8,23 +8,32 @@
  * profile then carries it (VkVideoProfileListInfoKHR), in the queries
  * that answer capability sets as in the allocation and the imports.
  *
- * Encode and AV1 are the final extensions of headers 1.3.274 (H.264 and
- * H.265 encode), 1.3.277 (AV1 decode) and 1.3.302 (AV1 encode)
- * (third_party/vulkan-headers). VP9 decode is newer than those headers.
+ * Encode, AV1 and VP9 are the final extensions of headers 1.3.274 (H.264
+ * and H.265 encode), 1.3.277 (AV1 decode), 1.3.302 (AV1 encode) and
+ * 1.4.317 (VP9 decode) (third_party/vulkan-headers).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vulkan_backend.h"
 
+/* The codec operations that are device features as well as extensions:
+ * an image for them needs the feature enabled (VUID-VkImageCreateInfo-
+ * pNext-10250 for AV1 encode, -10784 for VP9 decode). */
+enum video_feature {
+	VIDEO_FEATURE_NONE,
+	VIDEO_FEATURE_ENCODE_AV1,
+	VIDEO_FEATURE_DECODE_VP9,
+};
+
 /* The codec operations the backend knows, with what Vulkan needs for
  * each: the profile numbers its std header names, the structure that
  * carries the codec's capabilities, the headers its final extension came
- * in (a validation layer older than those cannot validate it), and, for
- * decoding, the block a coded picture's size is a whole number of (H.264
- * macroblocks; H.265's smallest coding block and AV1's mode-info pair,
- * 8x8), which the output image must hold. An encoder says its own
- * granularity. */
+ * in (a validation layer older than those cannot validate it), the
+ * feature it needs, and, for decoding, the block a coded picture's size
+ * is a whole number of (H.264 macroblocks; H.265's smallest coding block,
+ * AV1's mode-info pair and VP9's mode-info block, 8x8), which the output
+ * image must hold. An encoder says its own granularity. */
 static const struct video_codec {
 	uint32_t codec; /* uda_video_codec */
 	bool encode;
@@ -34,35 +43,46 @@ static const struct video_codec {
 	const char *operation_name; /* the operation's, for messages */
 	VkStructureType capabilities_type;
 	uint32_t final_in; /* VK_MAKE_API_VERSION of those headers */
+	enum video_feature feature;
 	uint32_t profiles[5];
 	uint32_t profile_count;
 	uint32_t block;
 } codecs[] = {
 	{UDA_VIDEO_CODEC_H264, false, VK_VIDEO_CODEC_OPERATION_DECODE_H264_BIT_KHR, VK_KHR_VIDEO_DECODE_H264_EXTENSION_NAME,
 	 "H.264", "H.264 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H264_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 238),
+	 VIDEO_FEATURE_NONE,
 	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
 	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
 	 4, 16},
 	{UDA_VIDEO_CODEC_H265, false, VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR, VK_KHR_VIDEO_DECODE_H265_EXTENSION_NAME,
 	 "H.265", "H.265 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 238),
+	 VIDEO_FEATURE_NONE,
 	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
 	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
 	 5, 8},
 	{UDA_VIDEO_CODEC_AV1, false, VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR, VK_KHR_VIDEO_DECODE_AV1_EXTENSION_NAME,
 	 "AV1", "AV1 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 277),
+	 VIDEO_FEATURE_NONE,
 	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 8},
+	{UDA_VIDEO_CODEC_VP9, false, VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR, VK_KHR_VIDEO_DECODE_VP9_EXTENSION_NAME,
+	 "VP9", "VP9 decode", VK_STRUCTURE_TYPE_VIDEO_DECODE_VP9_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 4, 317),
+	 VIDEO_FEATURE_DECODE_VP9,
+	 {STD_VIDEO_VP9_PROFILE_0, STD_VIDEO_VP9_PROFILE_1, STD_VIDEO_VP9_PROFILE_2, STD_VIDEO_VP9_PROFILE_3}, 4, 8},
 	{UDA_VIDEO_CODEC_H264, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR, VK_KHR_VIDEO_ENCODE_H264_EXTENSION_NAME,
 	 "H.264", "H.264 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 274),
+	 VIDEO_FEATURE_NONE,
 	 {STD_VIDEO_H264_PROFILE_IDC_BASELINE, STD_VIDEO_H264_PROFILE_IDC_MAIN, STD_VIDEO_H264_PROFILE_IDC_HIGH,
 	  STD_VIDEO_H264_PROFILE_IDC_HIGH_444_PREDICTIVE},
 	 4, 0},
 	{UDA_VIDEO_CODEC_H265, true, VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR, VK_KHR_VIDEO_ENCODE_H265_EXTENSION_NAME,
 	 "H.265", "H.265 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_H265_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 274),
+	 VIDEO_FEATURE_NONE,
 	 {STD_VIDEO_H265_PROFILE_IDC_MAIN, STD_VIDEO_H265_PROFILE_IDC_MAIN_10, STD_VIDEO_H265_PROFILE_IDC_MAIN_STILL_PICTURE,
 	  STD_VIDEO_H265_PROFILE_IDC_FORMAT_RANGE_EXTENSIONS, STD_VIDEO_H265_PROFILE_IDC_SCC_EXTENSIONS},
 	 5, 0},
 	{UDA_VIDEO_CODEC_AV1, true, VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR, VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME,
 	 "AV1", "AV1 encode", VK_STRUCTURE_TYPE_VIDEO_ENCODE_AV1_CAPABILITIES_KHR, VK_MAKE_API_VERSION(0, 1, 3, 302),
+	 VIDEO_FEATURE_ENCODE_AV1,
 	 {STD_VIDEO_AV1_PROFILE_MAIN, STD_VIDEO_AV1_PROFILE_HIGH, STD_VIDEO_AV1_PROFILE_PROFESSIONAL}, 3, 0},
 };
 
@@ -123,6 +143,12 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 			.filmGrainSupport = (profile->picture & UDA_VIDEO_PICTURE_FILM_GRAIN) ? VK_TRUE : VK_FALSE,
 		};
 		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR:
+		chain->codec.decode_vp9 = (VkVideoDecodeVP9ProfileInfoKHR){
+			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_VP9_PROFILE_INFO_KHR,
+			.stdProfile = (StdVideoVP9Profile)profile->std_profile,
+		};
+		break;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_H265_BIT_KHR:
 		chain->codec.decode_h265 = (VkVideoDecodeH265ProfileInfoKHR){
 			.sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_PROFILE_INFO_KHR,
@@ -163,6 +189,46 @@ void vulkan_video_chain_init(struct vulkan_video_chain *chain, const struct vulk
 		.profileCount = 1,
 		.pProfiles = &chain->profile,
 	};
+}
+
+/* Chains `feature`'s structure onto `features`: with VK_TRUE to enable
+ * it, VK_FALSE to ask the driver whether it has it. Each feature belongs
+ * to one codec operation, so it is chained once. */
+static void chain_feature(struct vulkan_video_features *features, enum video_feature feature, VkBool32 value)
+{
+	switch (feature) {
+	case VIDEO_FEATURE_ENCODE_AV1:
+		features->encode_av1 = (VkPhysicalDeviceVideoEncodeAV1FeaturesKHR){
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR,
+			.pNext = features->head,
+			.videoEncodeAV1 = value,
+		};
+		features->head = &features->encode_av1;
+		break;
+	case VIDEO_FEATURE_DECODE_VP9:
+		features->decode_vp9 = (VkPhysicalDeviceVideoDecodeVP9FeaturesKHR){
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_DECODE_VP9_FEATURES_KHR,
+			.pNext = features->head,
+			.videoDecodeVP9 = value,
+		};
+		features->head = &features->decode_vp9;
+		break;
+	case VIDEO_FEATURE_NONE:
+		break;
+	}
+}
+
+static bool has_feature(const struct vulkan_video_features *features, enum video_feature feature)
+{
+	switch (feature) {
+	case VIDEO_FEATURE_ENCODE_AV1:
+		return features->encode_av1.videoEncodeAV1;
+	case VIDEO_FEATURE_DECODE_VP9:
+		return features->decode_vp9.videoDecodeVP9;
+	case VIDEO_FEATURE_NONE:
+		break;
+	}
+	return true;
 }
 
 void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_extension_list *extensions,
@@ -212,12 +278,19 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	free(families);
 	free(video);
 
-	/* AV1 encode is a feature too (VUID-VkImageCreateInfo-pNext-10250). */
-	VkPhysicalDeviceVideoEncodeAV1FeaturesKHR encode_av1 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR,
-	};
-	if (vulkan_has_extension(extensions, VK_KHR_VIDEO_ENCODE_AV1_EXTENSION_NAME)) {
-		VkPhysicalDeviceFeatures2 all = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &encode_av1};
+	/* The features of the operations that need one, asked for where the
+	 * extension is there and a validation layer, if any, knows it (an
+	 * older one would take the structure for the application's error). */
+	const uint32_t layer = device->backend->validation_layer_version;
+	struct vulkan_video_features supported = {0};
+	for (size_t i = 0; i < CODEC_COUNT; i++) {
+		if (codecs[i].feature != VIDEO_FEATURE_NONE && vulkan_has_extension(extensions, codecs[i].extension) &&
+		    (!layer || layer >= codecs[i].final_in))
+			chain_feature(&supported, codecs[i].feature, VK_FALSE);
+	}
+	if (supported.head) {
+		VkPhysicalDeviceFeatures2 all = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+		                                 .pNext = supported.head};
 		vkGetPhysicalDeviceFeatures2(device->physical, &all);
 	}
 
@@ -226,17 +299,12 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 	 * are there. Under a validation layer older than its extension, which
 	 * would take its structures for errors (or fail its calls), it is left
 	 * out while validating. */
-	const uint32_t layer = device->backend->validation_layer_version;
 	bool decodes = false, encodes = false;
 	for (size_t i = 0; i < CODEC_COUNT; i++) {
 		const bool direction = codecs[i].encode ? encode && (encoded & codecs[i].operation)
 		                                        : decode && (decoded & codecs[i].operation);
 		if (!direction || !vulkan_has_extension(extensions, codecs[i].extension))
 			continue;
-		if (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR && !encode_av1.videoEncodeAV1) {
-			device->video_without_feature |= codecs[i].operation;
-			continue;
-		}
 		if (layer && layer < codecs[i].final_in) {
 			device->video_unvalidatable |= codecs[i].operation;
 			uda_context_log(device->backend->ctx, UDA_LOG_INFO,
@@ -247,10 +315,11 @@ void vulkan_video_device_init(struct vulkan_device *device, const struct vulkan_
 			                VK_API_VERSION_MINOR(codecs[i].final_in), VK_API_VERSION_PATCH(codecs[i].final_in));
 			continue;
 		}
-		if (codecs[i].operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR) {
-			features->encode_av1.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR;
-			features->encode_av1.videoEncodeAV1 = VK_TRUE;
+		if (!has_feature(&supported, codecs[i].feature)) {
+			device->video_without_feature |= codecs[i].operation;
+			continue;
 		}
+		chain_feature(features, codecs[i].feature, VK_TRUE);
 		device->video_operations |= codecs[i].operation;
 		enabled[(*enabled_count)++] = codecs[i].extension;
 		encodes = encodes || codecs[i].encode;
@@ -345,8 +414,8 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 	}
 	if (!codec)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
-		                             "vulkan: codec %u is not one the vulkan backend can %s (H.264, H.265, AV1)",
-		                             profile.codec, direction);
+		                             "vulkan: codec %u is not one the vulkan backend can %s (H.264, H.265, AV1%s)",
+		                             profile.codec, direction, encode ? "" : ", VP9");
 	if (device->video_unvalidatable & codec->operation)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: %s leaves %s out while validating: the validation layer is older "
@@ -369,7 +438,7 @@ uda_result vulkan_video_profile_for_usage(const struct vulkan_device *device, ud
 	/* A video session reads or writes only images made for its very
 	 * profile (VUID-vkCmdDecodeVideoKHR-pDecodeInfo-07142,
 	 * VUID-vkCmdEncodeVideoKHR-pEncodeInfo-08206), so "any" cannot be
-	 * guessed for the application. AV1's profile 0 is its Main. */
+	 * guessed for the application. AV1's profile 0 is its Main, VP9's its Profile 0. */
 	if (!profile_named(codec, profile.profile)) {
 		if (!profile.profile)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
@@ -470,6 +539,7 @@ uda_result vulkan_video_check_picture(const struct vulkan_device *device, uda_co
 		VkVideoDecodeH264CapabilitiesKHR decode_h264;
 		VkVideoDecodeH265CapabilitiesKHR decode_h265;
 		VkVideoDecodeAV1CapabilitiesKHR decode_av1;
+		VkVideoDecodeVP9CapabilitiesKHR decode_vp9;
 		VkVideoEncodeH264CapabilitiesKHR encode_h264;
 		VkVideoEncodeH265CapabilitiesKHR encode_h265;
 		VkVideoEncodeAV1CapabilitiesKHR encode_av1;

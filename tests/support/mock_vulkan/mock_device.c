@@ -65,6 +65,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physical, cons
 	const VkPhysicalDeviceVideoEncodeAV1FeaturesKHR *encode_av1 =
 		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_ENCODE_AV1_FEATURES_KHR);
 	device->encode_av1 = encode_av1 && encode_av1->videoEncodeAV1;
+	const VkPhysicalDeviceVideoDecodeVP9FeaturesKHR *decode_vp9 =
+		mock_find_struct(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VIDEO_DECODE_VP9_FEATURES_KHR);
+	device->decode_vp9 = decode_vp9 && decode_vp9->videoDecodeVP9;
 	*out = (VkDevice)device;
 	return VK_SUCCESS;
 }

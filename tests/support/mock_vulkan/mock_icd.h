@@ -11,7 +11,9 @@
  * Turing-and-later sector layout and page kind 6) for RGBA, BGRA, YUYV,
  * NV12 and P010, its decode profiles
  * (H.264 Baseline/Main/High up to 4096x4096, H.265 Main and Main 10 and
- * AV1 Main up to 8192x8192, as vulkaninfo shows them on Ampere), NV12 and
+ * AV1 Main up to 8192x8192, as vulkaninfo shows them on Ampere; VP9
+ * Profile 0 and 2 up to 8192x8192 behind its videoDecodeVP9 feature, as
+ * NVDEC decodes them), NV12 and
  * P010 outputs, its encode profiles (H.264 Baseline/Main/High, H.265
  * Main and Main 10 and AV1 Main up to 4096x4096, as on Ada; AV1 encode
  * behind its videoEncodeAV1 feature) reading NV12 and P010 inputs in any
@@ -75,6 +77,7 @@ struct mock_device {
 	VK_LOADER_DATA loader;
 	struct mock_queue queues[MOCK_QUEUE_FAMILIES];
 	bool encode_av1; /* created with the videoEncodeAV1 feature */
+	bool decode_vp9; /* created with the videoDecodeVP9 feature */
 };
 
 struct mock_command_buffer {
@@ -132,7 +135,8 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile);
 bool mock_video_profiles_allow(const void *pnext_chain, const struct mock_format *format, VkImageUsageFlags usage,
                                bool need_list);
 /* Whether a device may make images for the list's profiles: AV1 encode
- * needs the feature enabled (VUID-VkImageCreateInfo-pNext-10250). */
+ * and VP9 decode need their features enabled
+ * (VUID-VkImageCreateInfo-pNext-10250 and -10784). */
 bool mock_video_device_allows(const struct mock_device *device, const void *pnext_chain);
 VkImageUsageFlags mock_video_usages(VkImageTiling tiling);
 

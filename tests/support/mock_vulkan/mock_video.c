@@ -141,6 +141,15 @@ VkResult mock_video_check_profile(const VkVideoProfileInfoKHR *profile)
 		max_depth = 10;
 		break;
 	}
+	case VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR:
+		/* Profile 0 (8 bits) and 2 (10 and 12 bits, 10 here), 4:2:0;
+		 * not 1 and 3, the 4:2:2 and 4:4:4 ones. */
+		idc = std_profile(profile, VK_STRUCTURE_TYPE_VIDEO_DECODE_VP9_PROFILE_INFO_KHR);
+		if (idc == STD_VIDEO_VP9_PROFILE_2)
+			max_depth = 10;
+		else if (idc != STD_VIDEO_VP9_PROFILE_0)
+			return VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR;
+		break;
 	default:
 		return VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR;
 	}
@@ -182,10 +191,14 @@ bool mock_video_device_allows(const struct mock_device *device, const void *chai
 {
 	const VkVideoProfileListInfoKHR *list = mock_find_struct(chain, VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR);
 	for (uint32_t i = 0; list && i < list->profileCount; i++) {
-		if (list->pProfiles[i].videoCodecOperation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR &&
-		    !device->encode_av1) {
-			fprintf(stderr, "uda-mock-vulkan: an AV1 encode image on a device without videoEncodeAV1 "
-			                "(VUID-VkImageCreateInfo-pNext-10250)\n");
+		const VkVideoCodecOperationFlagBitsKHR operation = list->pProfiles[i].videoCodecOperation;
+		const char *missing = operation == VK_VIDEO_CODEC_OPERATION_ENCODE_AV1_BIT_KHR && !device->encode_av1
+		                              ? "an AV1 encode image on a device without videoEncodeAV1"
+		                      : operation == VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR && !device->decode_vp9
+		                              ? "a VP9 decode image on a device without videoDecodeVP9"
+		                              : NULL;
+		if (missing) {
+			fprintf(stderr, "uda-mock-vulkan: %s (VUID-VkImageCreateInfo-pNext-10250, -10784)\n", missing);
 			return false;
 		}
 	}
@@ -204,6 +217,8 @@ static VkStructureType codec_capabilities_type(VkVideoCodecOperationFlagBitsKHR 
 		return VK_STRUCTURE_TYPE_VIDEO_DECODE_H265_CAPABILITIES_KHR;
 	case VK_VIDEO_CODEC_OPERATION_DECODE_AV1_BIT_KHR:
 		return VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR:
+		return VK_STRUCTURE_TYPE_VIDEO_DECODE_VP9_CAPABILITIES_KHR;
 	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
 		return VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR;
 	case VK_VIDEO_CODEC_OPERATION_ENCODE_H265_BIT_KHR:
@@ -263,6 +278,14 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		capabilities->maxActiveReferencePictures = 7;
 		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_AV1_DECODE_EXTENSION_NAME,
 		               VK_STD_VULKAN_VIDEO_CODEC_AV1_DECODE_SPEC_VERSION);
+		break;
+	case VK_VIDEO_CODEC_OPERATION_DECODE_VP9_BIT_KHR:
+		capabilities->minCodedExtent = (VkExtent2D){128, 128};
+		capabilities->maxCodedExtent = (VkExtent2D){8192, 8192};
+		capabilities->maxDpbSlots = 9;
+		capabilities->maxActiveReferencePictures = 3;
+		set_std_header(&capabilities->stdHeaderVersion, VK_STD_VULKAN_VIDEO_CODEC_VP9_DECODE_EXTENSION_NAME,
+		               VK_STD_VULKAN_VIDEO_CODEC_VP9_DECODE_SPEC_VERSION);
 		break;
 	case VK_VIDEO_CODEC_OPERATION_ENCODE_H264_BIT_KHR:
 		capabilities->minCodedExtent = (VkExtent2D){160, 64};
@@ -324,6 +347,10 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceVideoCapabilitiesKHR(VkPhys
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_AV1_CAPABILITIES_KHR);
 	if (av1_caps)
 		av1_caps->maxLevel = STD_VIDEO_AV1_LEVEL_6_0;
+	VkVideoDecodeVP9CapabilitiesKHR *vp9_caps =
+		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_DECODE_VP9_CAPABILITIES_KHR);
+	if (vp9_caps)
+		vp9_caps->maxLevel = STD_VIDEO_VP9_LEVEL_6_2;
 	VkVideoEncodeH264CapabilitiesKHR *h264_encode =
 		mock_find_out_struct(capabilities->pNext, VK_STRUCTURE_TYPE_VIDEO_ENCODE_H264_CAPABILITIES_KHR);
 	if (h264_encode) {
