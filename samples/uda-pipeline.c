@@ -6,7 +6,7 @@
  * allocates the frame, imports it into the others, and says how to queue
  * it on the V4L2 node or decode into it.
  *
- *   uda-pipeline [--source NAME] [--codec h264|h265|av1] [--profile N]
+ *   uda-pipeline [--source NAME] [--codec h264|h265|av1|vp9] [--profile N]
  *                [--encode h264|h265|av1] [--size WxH] [--format NAME]
  *                [--recorded DIR] [--recorded-display FILE]
  *
@@ -272,15 +272,16 @@ static int allocate_and_share(uda_context *ctx, const uda_assertion *assertion, 
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: uda-pipeline [--source NAME] [--codec h264|h265|av1] [--profile N]\n"
+	fprintf(to, "usage: uda-pipeline [--source NAME] [--codec h264|h265|av1|vp9] [--profile N]\n"
 	            "                    [--encode h264|h265|av1] [--size WxH] [--format NAME]\n"
 	            "                    [--recorded DIR] [--recorded-display FILE]\n"
 	            "A camera or decoder, a GPU and a display agree on one frame: what each offered,\n"
 	            "what they agreed on, who allocated it, who imported it, and how to queue it.\n"
 	            "  --source NAME   the source device whose name contains NAME (default: the first)\n"
-	            "  --codec CODEC   a decoder of h264, h265 or av1 (V4L2, or Vulkan with a decode queue)\n"
+	            "  --codec CODEC   a decoder of h264, h265, av1 or vp9 (V4L2, or Vulkan with a decode\n"
+	            "                  queue)\n"
 	            "  --profile N     the codec's profile (default: 100, High, for h264; 1, Main, for h265;\n"
-	            "                  0, Main, for av1)\n"
+	            "                  0, Main, for av1; 0 for vp9)\n"
 	            "  --encode CODEC  the GPU encodes the frame in h264 (High), h265 (Main) or av1 (Main),\n"
 	            "                  rather than sampling it (Vulkan with an encode queue)\n"
 	            "  --size WxH      the frame's size (default 1280x720)\n"
@@ -330,9 +331,11 @@ static int parse_options(int argc, char **argv, struct options *options)
 		case 'e': {
 			uda_video_profile *profile = c == 'c' ? &options->profile : &options->encode;
 			profile->codec = codec_from_name(optarg, strlen(optarg));
+			/* Vulkan decodes VP9 and does not encode it. */
 			if (profile->codec != UDA_VIDEO_CODEC_H264 && profile->codec != UDA_VIDEO_CODEC_H265 &&
-			    profile->codec != UDA_VIDEO_CODEC_AV1) {
-				fprintf(stderr, "uda-pipeline: --%s h264, h265 or av1\n", c == 'c' ? "codec" : "encode");
+			    profile->codec != UDA_VIDEO_CODEC_AV1 && (c == 'e' || profile->codec != UDA_VIDEO_CODEC_VP9)) {
+				fprintf(stderr, "uda-pipeline: %s\n",
+				        c == 'c' ? "--codec h264, h265, av1 or vp9" : "--encode h264, h265 or av1");
 				return 2;
 			}
 			break;
@@ -358,7 +361,7 @@ static int parse_options(int argc, char **argv, struct options *options)
 	}
 	/* A Vulkan video session takes only images made for its profile,
 	 * so the sample names one: the one most streams need (AV1's Main is
-	 * its profile 0). */
+	 * its profile 0, as is VP9's 8-bit 4:2:0 one). */
 	uda_video_profile *profiles[] = {&options->profile, &options->encode};
 	for (int i = 0; i < 2; i++) {
 		if (profiles[i]->codec && !profiles[i]->profile)
