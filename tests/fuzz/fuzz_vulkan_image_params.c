@@ -10,8 +10,8 @@
  * The seeds (corpus/vulkan_image_params) are the metadata of real
  * allocations on the mock: an H.264 decode output block-linear and linear,
  * an H.265 Main 10 P010 one, the opaque one, and an RGBA render target;
- * and the H.264 ones with their profile made an H.264 encode input's and
- * an AV1 decode output's. */
+ * and the H.264 ones with their profile made an H.264 encode input's, an
+ * AV1 decode output's and a VP9 decode output's. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
