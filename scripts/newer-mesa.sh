@@ -70,13 +70,7 @@ fetch() {
 
 fetched=0
 fetch || fetched=$?
-if ((fetched == 2)); then
-	echo "newer-mesa: bookworm-backports' package lists could not be fetched; skipped (the system's Mesa ran the suite)"
-	exit 0
-elif ((fetched != 0)); then
-	echo "newer-mesa: bookworm-backports' Mesa could not be unpacked" >&2
-	exit 1
-fi
+debian_unpack_settle newer-mesa bookworm-backports "$fetched" Mesa "the system's Mesa ran the suite"
 
 with_newer_mesa() {
 	env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \

@@ -46,14 +46,8 @@ ldso=$prefix/root/usr/lib64/ld-linux-x86-64.so.2
 unpacked=0
 suite=forky
 debian_unpack "$suite" "$prefix" libc6 libstdc++6 libgcc-s1 libvulkan1 vulkan-validationlayers || unpacked=$?
-if ((unpacked == 2)); then
-	echo "newer-vulkan: Debian $suite's package lists could not be fetched; skipped" \
-		"(the system's layer ran the suite, encode, AV1 and VP9 unvalidated)"
-	exit 0
-elif ((unpacked != 0)); then
-	echo "newer-vulkan: Debian $suite's Vulkan loader and layer could not be unpacked" >&2
-	exit 1
-fi
+debian_unpack_settle newer-vulkan "$suite" "$unpacked" "Vulkan loader and layer" \
+	"the system's layer ran the suite, encode, AV1 and VP9 unvalidated"
 echo "newer-vulkan: Vulkan loader and validation layer" \
 	"$(debian_unpacked_version "$prefix" vulkan-validationlayers) from Debian $suite, in build-vulkan/"
 

@@ -30,6 +30,21 @@ debian_unpack() {
 	done
 }
 
+# What a stage does with debian_unpack's status: debian_unpack_settle
+# STAGE SUITE STATUS WHAT BESIDE. Returns on 0; on 2 says the stage is
+# skipped (BESIDE: what ran instead) and exits 0; otherwise says WHAT
+# could not be unpacked and exits 1.
+debian_unpack_settle() {
+	local stage=$1 suite=$2 status=$3 what=$4 beside=$5
+	if ((status == 2)); then
+		echo "$stage: Debian $suite's package lists could not be fetched; skipped ($beside)"
+		exit 0
+	elif ((status != 0)); then
+		echo "$stage: Debian $suite's $what could not be unpacked" >&2
+		exit 1
+	fi
+}
+
 # The version of an unpacked package: debian_unpacked_version DIR PACKAGE.
 debian_unpacked_version() {
 	dpkg-deb -f "$1"/apt/debs/"$2"_*.deb Version
