@@ -92,6 +92,8 @@ for decode in distinct optimal coincide; do
 done
 expect='encode input made' run test-vulkan-video-encode-driver-on-mock UDA_TEST_REQUIRE_VALIDATION=1 \
 	VK_DRIVER_FILES="$mock" -- test-vulkan-video --gtest_filter='VulkanVideoEncodeDriver.*'
+expect='VP9 decode output made' run test-vulkan-video-vp9-driver-on-mock UDA_TEST_REQUIRE_VALIDATION=1 \
+	VK_DRIVER_FILES="$mock" -- test-vulkan-video --gtest_filter='VulkanVideoVp9Driver.*'
 # lavapipe (the system's Mesa): Vulkan with GL, imports, faults, threads,
 # the layer in an application's own device, the EGL platform's consumers.
 for program in test-vulkan-gl test-bad-gpu-imports test-faults test-usage-change test-threads test-layer-import; do

@@ -217,11 +217,11 @@ grep -hE "made, exported|SKIPPED|source:|GPU:|display:|agreed|allocation:|import
 # say so), then the pipeline sample with the GPU as decoder, H.264, AV1 and
 # VP9 (VK_KHR_video_decode_vp9, from NVIDIA's 575 drivers).
 UDA_VULKAN_VALIDATION=1 step test-vulkan-video-driver "$build"/tests/test-vulkan-video \
-	--gtest_filter='VulkanVideoDriver.*:VulkanVideoEncodeDriver.*'
+	--gtest_filter='VulkanVideoDriver.*:VulkanVideoEncodeDriver.*:VulkanVideoVp9Driver.*'
 step uda-pipeline-vulkan-decode "$build"/samples/uda-pipeline --codec h264 --size 1920x1088
 step uda-pipeline-vulkan-decode-av1 "$build"/samples/uda-pipeline --codec av1 --size 1920x1080
 step uda-pipeline-vulkan-decode-vp9 "$build"/samples/uda-pipeline --codec vp9 --size 1920x1080
-grep -hE "decode output made|encode input made|imported by|GL offers|NOTE|SKIPPED|Skipped|source:|agreed|allocation:|decode into" \
+grep -hE "decode output made|encode input made|lists VK_KHR_video_decode_vp9|imported by|GL offers|NOTE|SKIPPED|Skipped|source:|agreed|allocation:|decode into" \
 	"$logs"/test-vulkan-video-driver.log "$logs"/uda-pipeline-vulkan-decode.log \
 	"$logs"/uda-pipeline-vulkan-decode-av1.log "$logs"/uda-pipeline-vulkan-decode-vp9.log | sed 's/^/   /' >>"$summary"
 # The whole ctest suite, written for lavapipe/llvmpipe: which of it holds
