@@ -300,6 +300,65 @@ protected:
 		return nullptr;
 	}
 
+	// A 1080p frame (1920x1080: whole 8x8 blocks) that the GPU decodes
+	// for `codec`'s profile 0, the display scans out and the GPU samples,
+	// allocated linear and imported by both, one memory; then that a
+	// 10-bit profile (`ten_bit`) offers its eight sets in P010 at 4K.
+	void expect_frame_decoded_shown_and_sampled(uint32_t codec, uint32_t ten_bit, uint8_t marker)
+	{
+		const int fds_before = open_fd_count();
+		{
+			const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+			const Usage decode(UDA_USAGE_VIDEO_DECODE, codec, 0);
+			const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
+			const AllocationPtr frame = agree_and_allocate(
+			        a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
+			ASSERT_NE(frame, nullptr);
+			EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
+			uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
+			ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
+			EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR) << std::hex << native.usage;
+			uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+			ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+			const AllocationPtr display_view = import_read_only(frame.get(), display);
+			ASSERT_NE(display_view, nullptr) << error();
+			const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
+			ASSERT_NE(sampler_view, nullptr) << error();
+			expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, marker);
+		}
+		EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
+
+		const Usage deep(UDA_USAGE_VIDEO_DECODE, codec, ten_bit, 10);
+		ListPtr sets;
+		ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), deep, sets), UDA_SUCCESS) << error();
+		EXPECT_EQ(count_of(sets.get()), 8u);
+	}
+
+	// The mock made with `feature_switch`=0 lists `extension` without its
+	// device feature: `missing` must be refused, saying so, and `kept`
+	// (another operation of the same queue) still offered.
+	static void expect_refused_without_feature(const char *feature_switch, const char *extension,
+	                                           const uda_assertion &a, const Usage &missing, const Usage &kept)
+	{
+		setenv(feature_switch, "0", 1);
+		ValidationLog without_log;
+		ContextPtr without = create_validated_context(without_log, false);
+		unsetenv(feature_switch);
+		ASSERT_NE(without, nullptr);
+		uda_device *other_gpu = vulkan_device_of(without.get());
+		ASSERT_NE(other_gpu, nullptr);
+		uda_capability_set_list *none = nullptr;
+		EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &missing.usage, &none), UDA_ERROR_UNSUPPORTED);
+		uda_capability_set_list_destroy(none);
+		EXPECT_NE(std::string(uda_context_get_error(without.get()))
+		                  .find(std::string("lists ") + extension + " without its device feature"),
+		          std::string::npos)
+		        << uda_context_get_error(without.get());
+		EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &kept.usage, &none), UDA_SUCCESS)
+		        << uda_context_get_error(without.get());
+		uda_capability_set_list_destroy(none);
+	}
+
 	// `sets`, as from another process with one field of its profile
 	// (`written`: operation, std profile, chroma, depth, as the backend
 	// writes them) changed to `value` in every set: each set's allocation
@@ -875,24 +934,8 @@ TEST_F(VulkanEncodeAndAv1, AnAv1EncodeInputNeedsTheDevicesFeature)
 	const AllocationPtr view = import_read_only(input.get(), gpu);
 	EXPECT_NE(view, nullptr) << error();
 
-	setenv("UDA_MOCK_VULKAN_AV1_ENCODE", "0", 1);
-	ValidationLog without_log;
-	ContextPtr without = create_validated_context(without_log, false);
-	unsetenv("UDA_MOCK_VULKAN_AV1_ENCODE");
-	ASSERT_NE(without, nullptr);
-	uda_device *other_gpu = vulkan_device_of(without.get());
-	ASSERT_NE(other_gpu, nullptr);
-	uda_capability_set_list *none = nullptr;
-	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &encode.usage, &none), UDA_ERROR_UNSUPPORTED);
-	uda_capability_set_list_destroy(none);
-	EXPECT_NE(std::string(uda_context_get_error(without.get()))
-	                  .find("lists VK_KHR_video_encode_av1 without its device feature"),
-	          std::string::npos)
-	        << uda_context_get_error(without.get());
-	// H.264 encode is still there.
 	const Usage h264(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100);
-	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &h264.usage, &none), UDA_SUCCESS);
-	uda_capability_set_list_destroy(none);
+	expect_refused_without_feature("UDA_MOCK_VULKAN_AV1_ENCODE", "VK_KHR_video_encode_av1", a, encode, h264);
 }
 
 TEST_F(VulkanEncodeAndAv1, AProfileTheDriverCannotEncodeOrDecodeOffersNothingAndSaysWhy)
@@ -1032,29 +1075,7 @@ TEST_F(VulkanEncodeAndAv1, AV4l2DecoderFeedsTheVulkanEncoderAndTheDisplay)
 // it is; 10-bit Main goes to P010.
 TEST_F(VulkanEncodeAndAv1, AnAv1FrameGoesToTheDisplayAndTheSampler)
 {
-	const int fds_before = open_fd_count();
-	{
-		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
-		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0 /* Main */);
-		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
-		const AllocationPtr frame =
-		        agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
-		ASSERT_NE(frame, nullptr);
-		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
-		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
-		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
-		const AllocationPtr display_view = import_read_only(frame.get(), display);
-		ASSERT_NE(display_view, nullptr) << error();
-		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
-		ASSERT_NE(sampler_view, nullptr) << error();
-		expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, 0xa1);
-	}
-	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
-
-	const Usage main10(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_AV1, 0, 10);
-	ListPtr sets;
-	ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), main10, sets), UDA_SUCCESS) << error();
-	EXPECT_EQ(count_of(sets.get()), 8u);
+	expect_frame_decoded_shown_and_sampled(UDA_VIDEO_CODEC_AV1, 0 /* Main, 10-bit */, 0xa1);
 }
 
 // AV1 film grain (UDA_VIDEO_PICTURE_FILM_GRAIN): the output is made for a
@@ -1111,32 +1132,7 @@ TEST_F(VulkanEncodeAndAv1, AnEncodeProfileInASetFromAnotherProcessIsChecked)
 // 10-bit Profile 2 in P010.
 TEST_F(VulkanVp9, AVp9FrameGoesToTheDisplayAndTheSampler)
 {
-	const int fds_before = open_fd_count();
-	{
-		const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
-		const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0 /* Profile 0 */);
-		const Usage sampled(UDA_USAGE_SAMPLED), scanout(UDA_USAGE_SCANOUT);
-		const AllocationPtr frame =
-		        agree_and_allocate(a, {{gpu, &decode.usage}, {gpu, &sampled.usage}, {display, &scanout.usage}});
-		ASSERT_NE(frame, nullptr);
-		EXPECT_EQ(modifier_of(frame.get()), DRM_FORMAT_MOD_LINEAR);
-		uda_vulkan_native native = {UDA_STRUCTURE_TYPE_VULKAN_NATIVE};
-		ASSERT_EQ(uda_allocation_get_native(frame.get(), &native), UDA_SUCCESS);
-		EXPECT_TRUE(native.usage & VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR) << std::hex << native.usage;
-		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
-		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
-		const AllocationPtr display_view = import_read_only(frame.get(), display);
-		ASSERT_NE(display_view, nullptr) << error();
-		const AllocationPtr sampler_view = import_read_only(frame.get(), gpu);
-		ASSERT_NE(sampler_view, nullptr) << error();
-		expect_one_memory(frame.get(), sampler_view.get(), m.size, m.planes[1].offset, 0x09);
-	}
-	EXPECT_EQ(open_fd_count(), fds_before) << describe_open_fds();
-
-	const Usage profile2(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 2, 10);
-	ListPtr sets;
-	ASSERT_EQ(sets_of(gpu, assertion(3840, 2160, DRM_FORMAT_P010), profile2, sets), UDA_SUCCESS) << error();
-	EXPECT_EQ(count_of(sets.get()), 8u);
+	expect_frame_decoded_shown_and_sampled(UDA_VIDEO_CODEC_VP9, 2 /* Profile 2 */, 0x09);
 }
 
 // What the VP9 decoder does not take is refused with the reason: a
@@ -1168,27 +1164,10 @@ TEST_F(VulkanVp9, AVp9OutputNeedsAProfileTheDecoderHasAndItsFeature)
 		EXPECT_NE(error().find(c.why), std::string::npos) << error();
 	}
 
-	setenv("UDA_MOCK_VULKAN_VP9_DECODE", "0", 1);
-	ValidationLog without_log;
-	ContextPtr without = create_validated_context(without_log, false);
-	unsetenv("UDA_MOCK_VULKAN_VP9_DECODE");
-	ASSERT_NE(without, nullptr);
-	uda_device *other_gpu = vulkan_device_of(without.get());
-	ASSERT_NE(other_gpu, nullptr);
+	// H.265 decode (whole 8x8 blocks too) is still there.
 	const Usage vp9(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0);
-	uda_capability_set_list *none = nullptr;
-	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &nv12, &vp9.usage, &none), UDA_ERROR_UNSUPPORTED);
-	uda_capability_set_list_destroy(none);
-	EXPECT_NE(std::string(uda_context_get_error(without.get()))
-	                  .find("lists VK_KHR_video_decode_vp9 without its device feature"),
-	          std::string::npos)
-	        << uda_context_get_error(without.get());
-	// H.264 decode is still there.
-	const Usage h264(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100);
-	const uda_assertion macroblocks = assertion(1920, 1088, DRM_FORMAT_NV12);
-	EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &macroblocks, &h264.usage, &none), UDA_SUCCESS)
-	        << uda_context_get_error(without.get());
-	uda_capability_set_list_destroy(none);
+	const Usage h265(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 1);
+	expect_refused_without_feature("UDA_MOCK_VULKAN_VP9_DECODE", "VK_KHR_video_decode_vp9", nv12, vp9, h265);
 }
 
 // Validated by a layer older than an operation's extension, the backend
