@@ -1,5 +1,5 @@
 # Sourced: debian_unpack SUITE DIR PACKAGE... downloads the packages of a
-# Debian suite (bookworm-backports, trixie) with a private apt state under
+# Debian suite (bookworm-backports, forky) with a private apt state under
 # DIR/apt and unpacks them into DIR/root: nothing is installed, and the
 # system's own apt lists stay as they were.
 #

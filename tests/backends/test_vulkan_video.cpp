@@ -336,13 +336,15 @@ protected:
 
 	// The mock made with `feature_switch`=0 lists `extension` without its
 	// device feature: `missing` must be refused, saying so, and `kept`
-	// (another operation of the same queue) still offered.
-	static void expect_refused_without_feature(const char *feature_switch, const char *extension,
-	                                           const uda_assertion &a, const Usage &missing, const Usage &kept)
+	// (another operation of the same queue) still offered; validated
+	// where the layer knows `newer`.
+	static void expect_refused_without_feature(const NewerVideo &newer, const char *feature_switch,
+	                                           const char *extension, const uda_assertion &a, const Usage &missing,
+	                                           const Usage &kept)
 	{
 		setenv(feature_switch, "0", 1);
 		ValidationLog without_log;
-		ContextPtr without = create_validated_context(without_log, false);
+		ContextPtr without = create_validated_context(without_log, validation_layer_version() >= newer.layer);
 		unsetenv(feature_switch);
 		ASSERT_NE(without, nullptr);
 		uda_device *other_gpu = vulkan_device_of(without.get());
@@ -357,6 +359,10 @@ protected:
 		EXPECT_EQ(uda_device_get_capability_sets(other_gpu, &a, &kept.usage, &none), UDA_SUCCESS)
 		        << uda_context_get_error(without.get());
 		uda_capability_set_list_destroy(none);
+		without.reset();
+		std::lock_guard<std::mutex> guard(without_log.lock);
+		for (const std::string &message : without_log.problems)
+			ADD_FAILURE() << message;
 	}
 
 	// `sets`, as from another process with one field of its profile
@@ -935,7 +941,8 @@ TEST_F(VulkanEncodeAndAv1, AnAv1EncodeInputNeedsTheDevicesFeature)
 	EXPECT_NE(view, nullptr) << error();
 
 	const Usage h264(UDA_USAGE_VIDEO_ENCODE, UDA_VIDEO_CODEC_H264, 100);
-	expect_refused_without_feature("UDA_MOCK_VULKAN_AV1_ENCODE", "VK_KHR_video_encode_av1", a, encode, h264);
+	expect_refused_without_feature(encode_and_av1, "UDA_MOCK_VULKAN_AV1_ENCODE", "VK_KHR_video_encode_av1", a, encode,
+	                               h264);
 }
 
 TEST_F(VulkanEncodeAndAv1, AProfileTheDriverCannotEncodeOrDecodeOffersNothingAndSaysWhy)
@@ -1167,13 +1174,16 @@ TEST_F(VulkanVp9, AVp9OutputNeedsAProfileTheDecoderHasAndItsFeature)
 	// H.265 decode (whole 8x8 blocks too) is still there.
 	const Usage vp9(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0);
 	const Usage h265(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H265, 1);
-	expect_refused_without_feature("UDA_MOCK_VULKAN_VP9_DECODE", "VK_KHR_video_decode_vp9", nv12, vp9, h265);
+	expect_refused_without_feature(vp9_decode, "UDA_MOCK_VULKAN_VP9_DECODE", "VK_KHR_video_decode_vp9", nv12, vp9,
+	                               h265);
 }
 
 // Validated by a layer older than an operation's extension, the backend
 // leaves the operation out and says why; by one that knows it, the
 // operation is there. The system's layer and scripts/newer-vulkan.sh's
-// take the two sides.
+// take the two sides. The same holds where the loader's environment
+// (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE) enables the layer rather
+// than uda.
 TEST_F(VulkanVideo, AnOperationNewerThanTheValidationLayerIsLeftOutAndSaysWhy)
 {
 	const uint32_t layer = validation_layer_version();
@@ -1189,18 +1199,44 @@ TEST_F(VulkanVideo, AnOperationNewerThanTheValidationLayerIsLeftOutAndSaysWhy)
 		{vp9_decode, Usage(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_VP9, 0), assertion(1920, 1080, DRM_FORMAT_NV12),
 		 "VP9 decode", "VK_KHR_video_decode_vp9"},
 	};
-	for (const auto &c : cases) {
-		ListPtr sets;
-		const uda_result result = sets_of(gpu, c.a, c.usage, sets);
-		if (layer >= c.newer.layer) {
-			EXPECT_EQ(result, UDA_SUCCESS) << c.operation << ": " << error();
-			continue;
+	const auto expect_per_layer = [&](uda_device *device, uda_context *context, const char *how) {
+		for (const auto &c : cases) {
+			SCOPED_TRACE(std::string(c.operation) + ", " + how);
+			uda_capability_set_list *sets = nullptr;
+			const uda_result result = uda_device_get_capability_sets(device, &c.a, &c.usage.usage, &sets);
+			uda_capability_set_list_destroy(sets);
+			const std::string why = uda_context_get_error(context);
+			if (layer >= c.newer.layer) {
+				EXPECT_EQ(result, UDA_SUCCESS) << why;
+				continue;
+			}
+			EXPECT_EQ(result, UDA_ERROR_UNSUPPORTED);
+			EXPECT_NE(why.find(std::string("leaves ") + c.operation +
+			                   " out while validating: the validation layer is older than " + c.extension),
+			          std::string::npos)
+			        << why;
 		}
-		EXPECT_EQ(result, UDA_ERROR_UNSUPPORTED) << c.operation;
-		EXPECT_NE(error().find(std::string("leaves ") + c.operation +
-		                       " out while validating: the validation layer is older than " + c.extension),
-		          std::string::npos)
-		        << error();
+	};
+	expect_per_layer(gpu, ctx.get(), "UDA_VULKAN_VALIDATION=1");
+	const struct {
+		const char *variable, *value;
+	} loader_switches[] = {
+		{"VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation"},
+		{"VK_LOADER_LAYERS_ENABLE", "VK_LAYER_LUNARG_api_dump_missing,*_validation"},
+	};
+	for (const auto &loader_switch : loader_switches) {
+		setenv(loader_switch.variable, loader_switch.value, 1);
+		ValidationLog loader_log;
+		ContextPtr by_loader = create_validated_context(loader_log, false);
+		unsetenv(loader_switch.variable);
+		ASSERT_NE(by_loader, nullptr);
+		uda_device *other_gpu = vulkan_device_of(by_loader.get());
+		ASSERT_NE(other_gpu, nullptr);
+		expect_per_layer(other_gpu, by_loader.get(), loader_switch.variable);
+		by_loader.reset();
+		std::lock_guard<std::mutex> guard(loader_log.lock);
+		for (const std::string &message : loader_log.problems)
+			ADD_FAILURE() << message;
 	}
 }
 
