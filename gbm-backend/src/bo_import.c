@@ -28,6 +28,7 @@ struct import_request {
 	uint64_t offsets[UDA_MAX_PLANES];
 	uint64_t pitches[UDA_MAX_PLANES];
 	uint64_t modifier;
+	bool modifier_given; /* FD_MODIFIER with a modifier other than INVALID */
 };
 
 static uda_handle_type fd_handle_type(int fd, uint64_t *out_size)
@@ -91,6 +92,93 @@ static uint32_t import_candidates(const struct uda_gbm_device *device,
 	return count;
 }
 
+/* Whether two formats lay memory out alike: the same planes of the same
+ * blocks (ARGB8888 and XRGB8888, a buffer imported opaque). */
+static bool same_memory_layout(uint32_t a, uint32_t b)
+{
+	uda_format_info x, y;
+	if (a == b)
+		return true;
+	if (uda_format_get_info(a, &x) != UDA_SUCCESS || uda_format_get_info(b, &y) != UDA_SUCCESS ||
+	    x.plane_count != y.plane_count)
+		return false;
+	for (uint32_t p = 0; p < x.plane_count; p++) {
+		const uda_format_plane_info *u = &x.planes[p], *v = &y.planes[p];
+		if (u->bytes_per_block != v->bytes_per_block || u->block_width != v->block_width ||
+		    u->horizontal_subsampling != v->horizontal_subsampling ||
+		    u->vertical_subsampling != v->vertical_subsampling)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the caller describes an export of this device as it was made;
+ * if not, `why` says how it differs. The export's own metadata is what
+ * the memory holds, so a caller that describes it otherwise (another
+ * format's planes, offsets, pitches or modifier) has the wrong buffer,
+ * not a view of it: uda makes no views. */
+static bool describes_export(const struct import_request *request, uda_allocation *allocation, char *why,
+                             size_t why_size)
+{
+	uda_allocation_metadata m = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	const uda_capability_set_list *set = NULL;
+	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+	if (uda_allocation_get_metadata(allocation, &m) != UDA_SUCCESS ||
+	    uda_allocation_get_capability_set(allocation, &set) != UDA_SUCCESS ||
+	    uda_capability_set_list_get_modifier(set, 0, &modifier) != UDA_SUCCESS) {
+		snprintf(why, why_size, "its metadata cannot be read");
+		return false;
+	}
+	if (m.width != request->width || m.height != request->height || !same_memory_layout(m.format, request->format) ||
+	    m.plane_count != request->plane_count) {
+		snprintf(why, why_size, "it was exported as %ux%u %.4s in %u planes", m.width, m.height,
+		         (const char *)&m.format, m.plane_count);
+		return false;
+	}
+	for (uint32_t p = 0; p < m.plane_count; p++) {
+		if (m.planes[p].offset != request->offsets[p] || m.planes[p].pitch != request->pitches[p]) {
+			snprintf(why, why_size, "it was exported with plane %u at offset %llu, pitch %llu", p,
+			         (unsigned long long)m.planes[p].offset, (unsigned long long)m.planes[p].pitch);
+			return false;
+		}
+	}
+	if (request->modifier_given && modifier != request->modifier) {
+		snprintf(why, why_size, "it was exported with modifier 0x%016llx", (unsigned long long)modifier);
+		return false;
+	}
+	return true;
+}
+
+/* Tries the import on each candidate in turn: of a known export through
+ * its serialized metadata (`known`), else through `info`. On failure
+ * the first candidate's result and message are the ones kept: the GPU's
+ * says why it cannot render with the memory, where system memory's
+ * refusal, the last, would say less. */
+static uda_result import_on_candidates(struct uda_gbm_device *device, int fd, const void *known, size_t known_size,
+                                       uda_import_info *info, uda_allocation **out, char *why, size_t why_size)
+{
+	uda_device *candidates[UDA_GBM_MAX_RENDER_DEVICES + 1];
+	const uint32_t count = import_candidates(device, candidates);
+	uda_result first = UDA_ERROR_UNSUPPORTED;
+	snprintf(why, why_size, "no device to import into");
+	for (uint32_t i = 0; i < count; i++) {
+		uda_result result;
+		if (known) {
+			result = uda_import_serialized(candidates[i], fd, known, known_size, out);
+		} else {
+			info->device = candidates[i];
+			result = uda_import(info, out);
+		}
+		if (result == UDA_SUCCESS)
+			return UDA_SUCCESS;
+		if (i == 0) {
+			first = result;
+			snprintf(why, why_size, "%s", uda_context_get_error(device->ctx));
+		}
+	}
+	return first;
+}
+
 static struct gbm_bo *import_fds(struct uda_gbm_device *device, const struct import_request *request)
 {
 	const int fd = request->fds[0];
@@ -118,22 +206,13 @@ static struct gbm_bo *import_fds(struct uda_gbm_device *device, const struct imp
 	uda_result result;
 	void *known = NULL;
 	size_t known_size = 0;
+	char why[256];
 	if (uda_gbm_exports_find(device, fd, &known, &known_size)) {
-		uda_device *candidates[UDA_GBM_MAX_RENDER_DEVICES + 1];
-		const uint32_t count = import_candidates(device, candidates);
-		result = UDA_ERROR_UNSUPPORTED;
-		for (uint32_t i = 0; i < count && result != UDA_SUCCESS; i++)
-			result = uda_import_serialized(candidates[i], fd, known, known_size, &allocation);
+		result = import_on_candidates(device, fd, known, known_size, NULL, &allocation, why, sizeof(why));
 		free(known);
-		/* The export's own metadata is the truth; a caller that
-		 * describes the memory otherwise has the wrong buffer. */
-		uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
-		if (result == UDA_SUCCESS && (uda_allocation_get_metadata(allocation, &metadata) != UDA_SUCCESS ||
-		                              metadata.width != request->width || metadata.height != request->height ||
-		                              metadata.planes[0].pitch != request->pitches[0])) {
+		if (result == UDA_SUCCESS && !describes_export(request, allocation, why, sizeof(why))) {
 			uda_allocation_destroy(allocation);
-			uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_import: fd %d was exported as %ux%u, pitch %llu", fd,
-			            metadata.width, metadata.height, (unsigned long long)metadata.planes[0].pitch);
+			uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_import: fd %d is not the buffer described: %s", fd, why);
 			errno = EINVAL;
 			return NULL;
 		}
@@ -168,18 +247,14 @@ static struct gbm_bo *import_fds(struct uda_gbm_device *device, const struct imp
 				.metadata = &metadata,
 				.set_list = set,
 			};
-			uda_device *candidates[UDA_GBM_MAX_RENDER_DEVICES + 1];
-			const uint32_t count = import_candidates(device, candidates);
-			result = UDA_ERROR_UNSUPPORTED;
-			for (uint32_t i = 0; i < count && result != UDA_SUCCESS; i++) {
-				info.device = candidates[i];
-				result = uda_import(&info, &allocation);
-			}
+			result = import_on_candidates(device, fd, NULL, 0, &info, &allocation, why, sizeof(why));
+		} else {
+			snprintf(why, sizeof(why), "%s", uda_context_get_error(device->ctx));
 		}
 		uda_capability_set_list_destroy(set);
 	}
 	if (result != UDA_SUCCESS) {
-		uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_import: %s", uda_context_get_error(device->ctx));
+		uda_gbm_log(device, UDA_LOG_INFO, "gbm_bo_import: %s", why);
 		errno = uda_gbm_errno(result);
 		return NULL;
 	}
@@ -233,8 +308,19 @@ struct gbm_bo *uda_gbm_bo_import(struct gbm_device *gbm, uint32_t type, void *bu
 			request.pitches[i] = (uint64_t)data->strides[i];
 			request.offsets[i] = (uint64_t)data->offsets[i];
 		}
-		if (data->modifier != DRM_FORMAT_MOD_INVALID)
+		if (data->modifier != DRM_FORMAT_MOD_INVALID) {
 			request.modifier = data->modifier;
+			request.modifier_given = true;
+		}
+		/* As many fds as the layout has planes: a linear one the
+		 * format's, another at least those (a modifier may add
+		 * auxiliary planes). A stray plane would reach KMS. */
+		if (uda_format_get_info(request.format, &format) == UDA_SUCCESS &&
+		    (request.modifier == DRM_FORMAT_MOD_LINEAR ? data->num_fds != format.plane_count
+		                                               : data->num_fds < format.plane_count)) {
+			errno = EINVAL;
+			return NULL;
+		}
 		break;
 	}
 	case GBM_BO_IMPORT_WL_BUFFER:

@@ -16,6 +16,7 @@
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <gbm.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <string>
 #include <sys/mman.h>
@@ -442,12 +443,33 @@ TEST_F(Gbm, DriverPrivateBuffersReimportWhileTheExporterLives)
 	ASSERT_NE(bo, nullptr) << strerror(errno);
 	int fd = gbm_bo_get_fd(bo);
 	ASSERT_GE(fd, 0);
+	// Described otherwise than it was exported (another size, a format
+	// of other pixels, a plane elsewhere, a layout it is not in, planes
+	// it has not): refused, since uda makes no views of memory.
+	const auto otherwise = [&](const char *what, const std::function<void(gbm_import_fd_modifier_data &)> &change) {
+		SCOPED_TRACE(what);
+		gbm_import_fd_modifier_data data = import_data_of(bo, fd);
+		change(data);
+		errno = 0;
+		EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, 0), nullptr);
+		EXPECT_EQ(errno, EINVAL);
+	};
+	otherwise("height", [](gbm_import_fd_modifier_data &d) { d.height = 32; });
+	otherwise("format", [](gbm_import_fd_modifier_data &d) { d.format = GBM_FORMAT_RGB565; });
+	otherwise("offset", [](gbm_import_fd_modifier_data &d) { d.offsets[0] = 64; });
+	otherwise("modifier", [](gbm_import_fd_modifier_data &d) { d.modifier = DRM_FORMAT_MOD_LINEAR; });
+	otherwise("planes", [fd](gbm_import_fd_modifier_data &d) {
+		d.num_fds = 2;
+		d.fds[1] = fd;
+		d.strides[1] = d.strides[0];
+	});
+	// The same pixels without alpha are the same memory.
 	gbm_import_fd_modifier_data data = import_data_of(bo, fd);
-	// Described otherwise than it was exported: refused.
-	data.height = 32;
-	errno = 0;
-	EXPECT_EQ(gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, 0), nullptr);
-	EXPECT_EQ(errno, EINVAL);
+	data.format = GBM_FORMAT_ARGB8888;
+	gbm_bo *opaque_view = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, GBM_BO_USE_RENDERING);
+	ASSERT_NE(opaque_view, nullptr) << strerror(errno);
+	EXPECT_EQ(gbm_bo_get_format(opaque_view), GBM_FORMAT_ARGB8888);
+	gbm_bo_destroy(opaque_view);
 	data = import_data_of(bo, fd);
 	gbm_bo *again = gbm_bo_import(gbm, GBM_BO_IMPORT_FD_MODIFIER, &data, GBM_BO_USE_RENDERING);
 	ASSERT_NE(again, nullptr) << strerror(errno);
