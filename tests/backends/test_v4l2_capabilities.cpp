@@ -110,11 +110,15 @@ TEST(V4l2Capabilities, TiledAndColumnFormatsCarryTheirModifiers)
 	EXPECT_EQ(tiled.sets(ctx.get(), 48, 48, DRM_FORMAT_NV12, sets, true), UDA_ERROR_INCOMPATIBLE)
 	        << "the CPU reads rows, not tiles";
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("tiled layout"), std::string::npos);
-	FakeDriver rpivid = hantro_decoder(); // NC12: bytesperline is the column height
+	// NC12 (rpivid): bytesperline is the column height. Where its planes
+	// lie in the columns is not written yet, so no set is offered that
+	// could never be allocated or imported, and the refusal says so.
+	FakeDriver rpivid = hantro_decoder();
 	rpivid.capture[0].code = "NC12";
 	Probed columns(rpivid);
-	ASSERT_EQ(columns.sets(ctx.get(), 1920, 1088, DRM_FORMAT_NV12, sets), UDA_SUCCESS);
-	EXPECT_EQ(modifier_of(sets.get(), 0), DRM_FORMAT_MOD_BROADCOM_SAND128_COL_HEIGHT(1920));
+	EXPECT_EQ(columns.sets(ctx.get(), 1920, 1088, DRM_FORMAT_NV12, sets), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("SAND128 columns"), std::string::npos)
+	        << uda_context_get_error(ctx.get());
 }
 
 TEST(V4l2Capabilities, ADriverThatLiesIsRefusedWithWhatItSaid)

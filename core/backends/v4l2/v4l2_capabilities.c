@@ -74,6 +74,11 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 		return "uda has no such DRM format";
 	if (image->memory_planes != 1)
 		return "planes in separate buffers, which uda does not describe";
+	/* Broadcom's SAND128 columns: the modifier names them, but where
+	 * each plane starts in them is not written yet (packed_layout), so
+	 * a set would negotiate and never allocate nor import. */
+	if (image->column_height_in_bytesperline)
+		return "Broadcom SAND128 columns, whose plane layout uda does not write yet";
 	if (!size_fits(format, width, height))
 		return "the size is not one the driver lists";
 	const bool linear = image->modifier == DRM_FORMAT_MOD_LINEAR;
@@ -102,10 +107,7 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	    (cpu_access && uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE,
 	                                                      UDA_CAPABILITY_FLAG_REQUIRED) != UDA_SUCCESS))
 		return "out of memory";
-	const uint64_t modifier = image->column_height_in_bytesperline
-	                                  ? DRM_FORMAT_MOD_BROADCOM_SAND128_COL_HEIGHT((uint64_t)pitch)
-	                                  : image->modifier;
-	if (uda_capability_set_builder_add_layout(builder, modifier, 0) != UDA_SUCCESS ||
+	if (uda_capability_set_builder_add_layout(builder, image->modifier, 0) != UDA_SUCCESS ||
 	    uda_capability_set_builder_add_u32(builder, UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF,
 	                                       UDA_CAPABILITY_FLAG_REQUIRED) != UDA_SUCCESS ||
 	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_WIDTH, width) != UDA_SUCCESS ||
