@@ -29,7 +29,9 @@ static uint32_t access_of(uint32_t flags)
 	return access;
 }
 
-/* Maps the allocation if nothing has yet; every map takes a reference. */
+/* Maps the allocation if nothing has yet; every map takes a reference.
+ * The count is the device lock's, as Mesa's backend maps under its
+ * device mutex: two threads mapping one BO map it once. */
 static int map_reference(struct uda_gbm_bo *bo)
 {
 	if (bo->modifier != DRM_FORMAT_MOD_LINEAR) {
@@ -37,25 +39,32 @@ static int map_reference(struct uda_gbm_bo *bo)
 		            "gbm_bo_map: the layout is not pitch linear (create with GBM_BO_USE_LINEAR or _WRITE)");
 		return ENOTSUP;
 	}
+	int error = 0;
+	pthread_mutex_lock(&bo->device->lock);
 	if (bo->map_count == 0) {
 		void *base = NULL;
 		uda_result result = uda_allocation_map(bo->allocation, UDA_ACCESS_READ | UDA_ACCESS_WRITE, &base);
 		if (result != UDA_SUCCESS) {
 			uda_gbm_log(bo->device, UDA_LOG_INFO, "gbm_bo_map: %s", uda_context_get_error(bo->device->ctx));
-			return uda_gbm_errno(result);
+			error = uda_gbm_errno(result);
+		} else {
+			bo->map_base = base;
 		}
-		bo->map_base = base;
 	}
-	bo->map_count++;
-	return 0;
+	if (!error)
+		bo->map_count++;
+	pthread_mutex_unlock(&bo->device->lock);
+	return error;
 }
 
 static void map_release(struct uda_gbm_bo *bo)
 {
+	pthread_mutex_lock(&bo->device->lock);
 	if (bo->map_count && --bo->map_count == 0) {
 		uda_allocation_unmap(bo->allocation);
 		bo->map_base = NULL;
 	}
+	pthread_mutex_unlock(&bo->device->lock);
 }
 
 void *uda_gbm_bo_map(struct gbm_bo *gbm_bo, uint32_t x, uint32_t y, uint32_t width, uint32_t height,

@@ -34,7 +34,7 @@ struct uda_gbm_device {
 	uda_device *cpu;
 	bool fd_is_drm;
 
-	pthread_mutex_t lock; /* exports and gem_handles */
+	pthread_mutex_t lock; /* exports, gem_handles and BOs' map counts */
 	struct uda_gbm_export *exports;
 	struct uda_gbm_gem_handle *gem_handles;
 	uint32_t gem_handle_count, gem_handle_capacity;
