@@ -30,7 +30,7 @@ struct Probed {
 	                bool cpu_access = false)
 	{
 		uda_capability_set_list *list = nullptr;
-		uda_result r = v4l2_capability_sets(ctx, &io, 3, &node->capture, width, height, format, cpu_access, &list);
+		uda_result r = v4l2_capability_sets(ctx, &io, 3, &node->capture, width, height, format, cpu_access, 0, &list);
 		out.reset(list);
 		return r;
 	}

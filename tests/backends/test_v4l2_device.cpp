@@ -475,6 +475,46 @@ TEST(V4l2Device, ADecoderTakesMemoryOnlyAtTheLayoutItsDriverReads)
 	close(memory);
 }
 
+// A decoder's pictures follow its bitstream: hantro ignores the size asked
+// of its CAPTURE queue and answers its OUTPUT queue's, in whole
+// macroblocks, so the pictures are asked for on an fd whose OUTPUT queue
+// takes the bitstream at their size (as the stateless interface orders),
+// 1080p is refused with the size to ask for, and the buffers the decoder
+// makes are made after its bitstream queue is set on uda's fd, where the
+// program decodes into them.
+TEST(V4l2Device, ADecodersPicturesFollowItsBitstreamInWholeMacroblocks)
+{
+	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	uda_capability_set_list *agreed = nullptr;
+	{
+		const Alone shown(decoder, 1920, 1080, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE);
+		EXPECT_EQ(uda_negotiate(ctx.get(), &shown.info, &agreed), UDA_ERROR_INCOMPATIBLE);
+		EXPECT_NE(text_of(ctx.get()).find("the driver writes 1920x1088 pictures: ask for 1920x1088 and show "
+		                                  "1920x1080 of it"),
+		          std::string::npos)
+		        << text_of(ctx.get());
+	}
+	const Alone coded(decoder, 1920, 1088, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE);
+	uda_allocation *raw = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &coded.info, &raw, nullptr, nullptr), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	const AllocationPtr picture(raw);
+	uda_v4l2_native native = {UDA_STRUCTURE_TYPE_V4L2_NATIVE};
+	ASSERT_EQ(uda_allocation_get_native(picture.get(), &native), UDA_SUCCESS);
+	EXPECT_EQ(native.memory, static_cast<uint32_t>(V4L2_MEMORY_MMAP));
+	EXPECT_EQ(native.bytesperline, 1920u);
+	uda_v4l2_device_native device_native = {UDA_STRUCTURE_TYPE_V4L2_DEVICE_NATIVE};
+	ASSERT_EQ(uda_device_get_native(decoder, &device_native), UDA_SUCCESS);
+	v4l2_format bitstream = {};
+	bitstream.type = device_native.output_type;
+	ASSERT_EQ(replay.io()->ioctl(replay.io()->data, device_native.fd, VIDIOC_G_FMT, &bitstream), 0);
+	EXPECT_EQ(bitstream.fmt.pix_mp.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_H264_SLICE));
+	EXPECT_EQ(bitstream.fmt.pix_mp.width, 1920u);
+	EXPECT_EQ(bitstream.fmt.pix_mp.height, 1088u);
+}
+
 TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)
 {
 	const std::string text = "driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x05230005\n"
@@ -551,7 +591,7 @@ TEST(V4l2Device, ACameraAGpuAndADisplayAgreeOnOneBuffer)
 }
 
 // The guess a player makes today, answered: the recorded decoder writes
-// 1080p NV12 at its 1920-byte rows, a GPU samples rows of 256-byte
+// 1080p NV12 (1920x1088, whole macroblocks) at its 1920-byte rows, a GPU samples rows of 256-byte
 // multiples; nothing is common, and the message says at which device.
 TEST(V4l2Device, ADecoderAndAGpuThatCannotAgreeAreToldWhere)
 {
@@ -566,7 +606,7 @@ TEST(V4l2Device, ADecoderAndAGpuThatCannotAgreeAreToldWhere)
 	                                  .release(),
 	                          &gpu, nullptr),
 	          UDA_SUCCESS);
-	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_NV12);
+	const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
 	const Usage decode(UDA_USAGE_VIDEO_DECODE), sampled(UDA_USAGE_SAMPLED);
 	const uda_device_usage parties[] = {{decoder, &decode.usage}, {gpu, &sampled.usage}};
 	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};

@@ -41,10 +41,15 @@ static bool planes_share_pitch(const uda_format_info *info, uint32_t width)
 	return true;
 }
 
+/* Room for a reason made up of numbers. */
+#define REASON_MAX 160
+
 /* The driver's answer for width x height of the format: its
- * bytesperline and sizeimage, or a reason. */
+ * bytesperline and sizeimage, or a reason (in `reason` where it has
+ * numbers). */
 static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, uint32_t pixelformat, uint32_t width,
-                              uint32_t height, uint32_t *out_pitch, uint32_t *out_size)
+                              uint32_t height, bool decoder, uint32_t *out_pitch, uint32_t *out_size,
+                              char reason[REASON_MAX])
 {
 	struct v4l2_format format;
 	const struct v4l2_format_view asked = {.pixelformat = pixelformat, .width = width, .height = height};
@@ -54,6 +59,14 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
 	if (format.type != type)
 		return "VIDIOC_TRY_FMT answered for another queue";
 	const struct v4l2_format_view answer = v4l2_format_read(&format);
+	/* A decoder writes whole macroblocks (or its own alignment): its
+	 * pictures are that larger size, of which the asked one is shown. */
+	if (decoder && answer.pixelformat == pixelformat && answer.width >= width && answer.height >= height &&
+	    (answer.width != width || answer.height != height)) {
+		snprintf(reason, REASON_MAX, "the driver writes %ux%u pictures: ask for %ux%u and show %ux%u of it",
+		         answer.width, answer.height, answer.width, answer.height, width, height);
+		return reason;
+	}
 	if (answer.pixelformat != pixelformat || answer.width != width || answer.height != height)
 		return "the driver answers another format or size";
 	if (answer.num_planes != 1)
@@ -66,7 +79,8 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
 /* The set of one format, or a reason. */
 static const char *format_set(uda_capability_set_builder *builder, const struct v4l2_io *io, int fd,
                               const struct v4l2_probed_queue *queue, const struct v4l2_probed_format *format,
-                              uint32_t width, uint32_t height, bool cpu_access)
+                              uint32_t width, uint32_t height, bool cpu_access, uint32_t bitstream,
+                              char reason[REASON_MAX])
 {
 	const struct v4l2_format_map *image = format->image;
 	uda_format_info info;
@@ -87,20 +101,20 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	if (linear && !planes_share_pitch(&info, width))
 		return "planes of different pitches under one bytesperline";
 	uint32_t pitch = 0, size = 0;
-	const char *problem = try_format(io, fd, queue->type, format->pixelformat, width, height, &pitch, &size);
+	const char *problem =
+		try_format(io, fd, queue->type, format->pixelformat, width, height, bitstream != 0, &pitch, &size, reason);
 	if (problem)
 		return problem;
 	if (!pitch || !size)
 		return "the driver answers no bytesperline or no sizeimage";
 	uda_capability_set_builder_reset(builder);
-	const struct v4l2_queue_params params = {queue->type, format->pixelformat, pitch, size};
-	uint8_t payload[UDA_CAPABILITY_V4L2_QUEUE_SIZE];
-	v4l2_queue_params_write(&params, payload);
+	const struct v4l2_queue_params params = {queue->type, format->pixelformat, pitch, size, bitstream};
+	uint8_t payload[UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE];
 	const uda_capability queue_capability = {
 		.vendor = UDA_VENDOR_API_BACKEND,
 		.name = UDA_CAPABILITY_V4L2_QUEUE,
 		.flags = UDA_CAPABILITY_FLAG_LOCAL,
-		.length = sizeof(payload),
+		.length = v4l2_queue_params_write(&params, payload),
 		.payload = payload,
 	};
 	if (uda_capability_set_builder_add_capability(builder, &queue_capability) != UDA_SUCCESS ||
@@ -147,12 +161,17 @@ static uint32_t get_u32(const uint8_t *from)
 	return from[0] | from[1] << 8 | from[2] << 16 | (uint32_t)from[3] << 24;
 }
 
-void v4l2_queue_params_write(const struct v4l2_queue_params *params, uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_SIZE])
+uint32_t v4l2_queue_params_write(const struct v4l2_queue_params *params,
+                                 uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE])
 {
 	put_u32(out, params->type);
 	put_u32(out + 4, params->pixelformat);
 	put_u32(out + 8, params->bytesperline);
 	put_u32(out + 12, params->sizeimage);
+	if (!params->bitstream)
+		return UDA_CAPABILITY_V4L2_QUEUE_SIZE;
+	put_u32(out + 16, params->bitstream);
+	return UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE;
 }
 
 bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index, const uint8_t owner[UDA_UUID_SIZE],
@@ -161,16 +180,24 @@ bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index,
 	uda_capability capability;
 	if (!uda_backend_find_capability(sets, index, UDA_VENDOR_API_BACKEND, UDA_CAPABILITY_V4L2_QUEUE, owner,
 	                                 &capability) ||
-	    capability.length != UDA_CAPABILITY_V4L2_QUEUE_SIZE)
+	    (capability.length != UDA_CAPABILITY_V4L2_QUEUE_SIZE &&
+	     capability.length != UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE))
 		return false;
 	const uint8_t *p = capability.payload;
-	*out = (struct v4l2_queue_params){get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12)};
+	*out = (struct v4l2_queue_params){get_u32(p), get_u32(p + 4), get_u32(p + 8), get_u32(p + 12), 0};
+	if (capability.length == UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE) {
+		out->bitstream = get_u32(p + 16);
+		/* The decoder's form names a bitstream. */
+		if (!out->bitstream)
+			return false;
+	}
 	return true;
 }
 
 uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int fd,
                                 const struct v4l2_probed_queue *queue, uint32_t width, uint32_t height,
-                                uint32_t drm_format, bool cpu_access, uda_capability_set_list **out_sets)
+                                uint32_t drm_format, bool cpu_access, uint32_t bitstream,
+                                uda_capability_set_list **out_sets)
 {
 	*out_sets = NULL;
 	uda_capability_set_builder *builder = NULL;
@@ -181,17 +208,20 @@ uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int 
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
 	const char *last = "no format of the queue carries it";
+	char reason[REASON_MAX], last_reason[REASON_MAX];
 	char fourcc_text[5] = "";
 	uint32_t count = 0;
 	for (uint32_t i = 0; i < queue->format_count; i++) {
 		const struct v4l2_probed_format *format = &queue->formats[i];
 		if (!format->image || format->image->drm != drm_format)
 			continue;
-		const char *problem = format_set(builder, io, fd, queue, format, width, height, cpu_access);
+		const char *problem =
+			format_set(builder, io, fd, queue, format, width, height, cpu_access, bitstream, reason);
 		memcpy(fourcc_text, &format->pixelformat, 4);
 		if (problem) {
 			uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %.4s at %ux%u: %s", fourcc_text, width, height, problem);
-			last = problem;
+			snprintf(last_reason, sizeof(last_reason), "%s", problem);
+			last = last_reason;
 			continue;
 		}
 		if (uda_capability_set_list_append_set(sets, builder) == UDA_SUCCESS)

@@ -16,9 +16,15 @@ extern "C" {
  * format and the driver's TRY_FMT answer the set came from. */
 struct v4l2_queue_params {
 	uint32_t type, pixelformat, bytesperline, sizeimage;
+	/* A decoder's pictures: the bitstream format its OUTPUT queue was
+	 * set to before the answer (the pictures follow it); 0 otherwise. */
+	uint32_t bitstream;
 };
 
-void v4l2_queue_params_write(const struct v4l2_queue_params *params, uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_SIZE]);
+/* Writes the capability's payload; its length (the decoder's form where
+ * there is a bitstream). */
+uint32_t v4l2_queue_params_write(const struct v4l2_queue_params *params,
+                                 uint8_t out[UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE]);
 /* The device `owner`'s queue capability in set `index`; false where the
  * set has none (a set no V4L2 device of that UUID answered). */
 bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index, const uint8_t owner[UDA_UUID_SIZE],
@@ -29,7 +35,11 @@ bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index,
  * width x height as one buffer: its layout (linear, or the modifier of a
  * tiled format), DMA-BUF as the handle, and the driver's pitch as the only
  * one (pitch alignment and maximum both bytesperline), and a LOCAL
- * UDA_CAPABILITY_V4L2_QUEUE with the queue, format and answer. With
+ * UDA_CAPABILITY_V4L2_QUEUE with the queue, format and answer. A
+ * decoder's pictures are asked for on an fd whose OUTPUT queue the caller
+ * set to `bitstream` at that size (0: not a decoder's), which the sets
+ * record; a decoder that writes larger pictures (whole macroblocks) is
+ * refused with the size to ask for. With
  * cpu_access, only pitch-linear sets, the CPU mapping them (REQUIRED
  * CPU_ACCESS MAPPABLE) through their DMA-BUF. A format the size
  * does not fit, a driver that answers another size or format, a
@@ -38,7 +48,8 @@ bool v4l2_queue_params_find(const uda_capability_set_list *sets, uint32_t index,
  * (the message names the last reason). */
 uda_result v4l2_capability_sets(uda_context *context, const struct v4l2_io *io, int fd,
                                 const struct v4l2_probed_queue *queue, uint32_t width, uint32_t height,
-                                uint32_t drm_format, bool cpu_access, uda_capability_set_list **out_sets);
+                                uint32_t drm_format, bool cpu_access, uint32_t bitstream,
+                                uda_capability_set_list **out_sets);
 
 #ifdef __cplusplus
 }

@@ -148,6 +148,47 @@ static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx
 	                             codec_name(profile.codec));
 }
 
+/* The bitstream a decoder's pictures are asked for: of the codec the
+ * usage names (check_codec found it on the OUTPUT queue), else the first
+ * the decoder reads; 0 for any other queue. */
+static uint32_t bitstream_of(const struct v4l2_device *device, const struct v4l2_probed_queue *queue,
+                             const uda_usage *usage)
+{
+	if (device->node.role != V4L2_NODE_DECODER || queue != &device->node.capture)
+		return 0;
+	uint32_t codec = 0;
+	for (uint32_t i = 0; i < usage->atom_count; i++) {
+		uda_video_profile profile;
+		if (usage->atoms[i].vendor == UDA_VENDOR_NONE && usage->atoms[i].name == UDA_USAGE_VIDEO_DECODE &&
+		    uda_video_profile_from_atom(&usage->atoms[i], &profile) == UDA_SUCCESS)
+			codec = profile.codec;
+	}
+	for (uint32_t i = 0; i < device->node.output.format_count; i++) {
+		const uint32_t pixelformat = device->node.output.formats[i].pixelformat;
+		if (!codec || v4l2_format_carries_codec(pixelformat, codec))
+			return pixelformat;
+	}
+	return 0;
+}
+
+/* Sets a decoder's OUTPUT queue on `fd` to the bitstream at the
+ * pictures' size, unless it holds that already: its pictures follow it
+ * (hantro takes their size from it; others align to it). */
+static bool set_bitstream(const struct v4l2_device *device, int fd, uint32_t bitstream, uint32_t width,
+                          uint32_t height)
+{
+	const uint32_t type = device->node.output.type;
+	struct v4l2_format format = {.type = type};
+	if (device->io->ioctl(device->io->data, fd, VIDIOC_G_FMT, &format) == 0) {
+		const struct v4l2_format_view now = v4l2_format_read(&format);
+		if (now.pixelformat == bitstream && now.width == width && now.height == height)
+			return true;
+	}
+	const struct v4l2_format_view wanted = {.pixelformat = bitstream, .width = width, .height = height};
+	v4l2_format_build(&format, type, &wanted);
+	return device->io->ioctl(device->io->data, fd, VIDIOC_S_FMT, &format) == 0;
+}
+
 static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
                                            const uda_usage *usage, uda_capability_set_list *out)
 {
@@ -183,9 +224,28 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "v4l2: %s's queue takes neither DMA-BUFs nor buffers it could export",
 		                             device->node.card);
+	/* A decoder's pictures are asked for on an fd of their own whose
+	 * OUTPUT queue takes the bitstream at their size, as the decoding
+	 * program's will (the stateless decoder interface sets OUTPUT
+	 * first): uda's fd may hold buffers of another size. */
+	const uint32_t bitstream = bitstream_of(device, queue, usage);
+	int fd = device->fd;
+	if (bitstream) {
+		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
+		if (fd < 0 || !set_bitstream(device, fd, bitstream, assertion->width, assertion->height)) {
+			if (fd >= 0)
+				device->io->close(device->io->data, fd);
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+			                             "v4l2: %s: its bitstream queue cannot be set to %.4s at %ux%u",
+			                             device->node.card, (const char *)&bitstream, assertion->width,
+			                             assertion->height);
+		}
+	}
 	uda_capability_set_list *sets;
-	uda_result result = v4l2_capability_sets(ctx, device->io, device->fd, queue, assertion->width,
-	                                         assertion->height, assertion->format, cpu, &sets);
+	uda_result result = v4l2_capability_sets(ctx, device->io, fd, queue, assertion->width, assertion->height,
+	                                         assertion->format, cpu, bitstream, &sets);
+	if (fd != device->fd)
+		device->io->close(device->io->data, fd);
 	if (result != UDA_SUCCESS)
 		return result;
 	uint32_t count = 0;
@@ -294,6 +354,14 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
                                    const struct v4l2_queue_params *params, struct v4l2_format *out)
 {
 	const struct v4l2_format_view wanted = {params->pixelformat, width, height, params->bytesperline, 0, 1};
+	/* A decoder's pictures: its bitstream first, as they were asked
+	 * for, and before any buffer is made (hantro refuses a new OUTPUT
+	 * format while CAPTURE holds buffers). */
+	if (params->bitstream && !set_bitstream(device, device->fd, params->bitstream, width, height))
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+		                             "v4l2: %s: VIDIOC_S_FMT of the bitstream %.4s at %ux%u: %s%s", device->path,
+		                             (const char *)&params->bitstream, width, height, strerror(errno),
+		                             errno == EBUSY ? " (the decoder holds pictures of another size)" : "");
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {

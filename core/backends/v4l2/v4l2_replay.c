@@ -23,8 +23,12 @@
 
 /* A format and the rule of the driver's TRY_FMT for it: bytesperline is
  * the row (width x bytes_per_pixel) rounded up to pitch_alignment,
- * sizeimage bytesperline x (height rounded up to height_alignment) x
- * size_num / size_den + size_extra. */
+ * sizeimage bytesperline x height x size_num / size_den + size_extra.
+ * A decoder's picture size is its own: the height it answers is rounded
+ * up to height_alignment (bcm2835-codec), or the size is the bitstream's
+ * on the OUTPUT queue of the same fd rounded up to follows_output
+ * (hantro: the CAPTURE size asked is ignored), follows_default before
+ * one is set. */
 struct replay_format {
 	uint32_t pixelformat;
 	bool compressed;
@@ -33,6 +37,7 @@ struct replay_format {
 	bool stepwise;
 	struct v4l2_frmsize_stepwise range;
 	uint32_t bytes_per_pixel, pitch_alignment, height_alignment, size_num, size_den, size_extra;
+	uint32_t follows_output, follows_default[2];
 };
 
 struct replay_queue {
@@ -201,6 +206,12 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 		} else if (!strcmp(key, "height-align")) {
 			if (!parse_u32(words[++i], 10, &f->height_alignment) || !f->height_alignment)
 				return false;
+		} else if (!strcmp(key, "follows-output")) {
+			/* follows-output ALIGN DEFAULTxSIZE */
+			if (i + 2 >= count || !parse_u32(words[i + 1], 10, &f->follows_output) || !f->follows_output ||
+			    f->follows_output > 256 || !parse_size(words[i + 2], &f->follows_default[0], &f->follows_default[1]))
+				return false;
+			i += 2;
 		} else if (!strcmp(key, "size")) {
 			char *slash = strchr(words[++i], '/');
 			if (!slash)
@@ -357,10 +368,19 @@ static int error(int code)
 	return -1;
 }
 
-/* TRY_FMT by the format's rule; the size kept within the driver's range
- * or snapped to its first discrete size, as drivers adjust. */
-static int try_format(const struct replay_node *node, struct v4l2_format *f)
+static uint32_t align_up(uint32_t value, uint32_t alignment)
 {
+	const uint64_t aligned = ((uint64_t)value + alignment - 1) / alignment * alignment;
+	return aligned > UINT32_MAX ? UINT32_MAX : (uint32_t)aligned;
+}
+
+/* TRY_FMT by the format's rule, on `file` (a decoder's picture size
+ * follows the bitstream set on that fd); the size kept within the
+ * driver's range or snapped to its first discrete size, as drivers
+ * adjust. */
+static int try_format(const struct replay_file *file, struct v4l2_format *f)
+{
+	const struct replay_node *node = file->node;
 	const int q = queue_index(node, f->type);
 	if (q < 0)
 		return error(EINVAL);
@@ -370,6 +390,17 @@ static int try_format(const struct replay_node *node, struct v4l2_format *f)
 	const struct replay_format *format = find_format(queue, asked.pixelformat);
 	if (!format)
 		format = &queue->formats[0]; /* drivers answer a format they have */
+	if (format->follows_output) {
+		const int other = 1 - q;
+		width = format->follows_default[0];
+		height = format->follows_default[1];
+		if (other < (int)node->queue_count && file->has_current[other]) {
+			const struct v4l2_format_view bitstream = v4l2_format_read(&file->current[other]);
+			width = align_up(bitstream.width, format->follows_output);
+			height = align_up(bitstream.height, format->follows_output);
+		}
+	}
+	height = align_up(height, format->height_alignment);
 	if (format->stepwise) {
 		const struct v4l2_frmsize_stepwise *r = &format->range;
 		width = width < r->min_width ? r->min_width : width > r->max_width ? r->max_width : width;
@@ -393,9 +424,7 @@ static int try_format(const struct replay_node *node, struct v4l2_format *f)
 		if (aligned > UINT32_MAX || (aligned && height > UINT32_MAX / aligned))
 			return error(EINVAL); /* no driver answers a buffer past 4 GiB */
 		pitch = (uint32_t)aligned;
-		const uint64_t rows = ((uint64_t)height + format->height_alignment - 1) / format->height_alignment *
-		                      format->height_alignment;
-		size = (uint64_t)pitch * rows * format->size_num / format->size_den + format->size_extra;
+		size = (uint64_t)pitch * height * format->size_num / format->size_den + format->size_extra;
 	}
 	if (size > UINT32_MAX)
 		return error(EINVAL);
@@ -430,7 +459,7 @@ static void current_format(struct replay_file *file, int q, struct v4l2_format *
 		const uint32_t h = first->stepwise ? first->range.min_height : first->size_count ? first->sizes[0][1] : 480;
 		v4l2_format_build(&file->current[q], file->node->queues[q].type,
 		                  &(struct v4l2_format_view){.pixelformat = first->pixelformat, .width = w, .height = h});
-		try_format(file->node, &file->current[q]);
+		try_format(file, &file->current[q]);
 		file->has_current[q] = true;
 	}
 	*out = file->current[q];
@@ -545,7 +574,7 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 		return 0;
 	}
 	case VIDIOC_TRY_FMT:
-		return try_format(node, arg);
+		return try_format(file, arg);
 	case VIDIOC_G_FMT: {
 		struct v4l2_format *f = arg;
 		const int q = queue_index(node, f->type);
@@ -561,7 +590,7 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 			return error(EINVAL);
 		if (live_buffers(file, q))
 			return error(EBUSY);
-		if (try_format(node, f) != 0)
+		if (try_format(file, f) != 0)
 			return -1;
 		file->current[q] = *f;
 		file->has_current[q] = true;

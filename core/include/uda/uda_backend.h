@@ -252,10 +252,14 @@ UDA_API uint32_t uda_backend_find_capabilities(const uda_capability_set_list *se
 /* LOCAL, vendor UDA_VENDOR_API_BACKEND: the V4L2 queue a set of a V4L2
  * device (uda_v4l2.h) was answered for, and the driver's VIDIOC_TRY_FMT
  * answer there. payload: u32 V4L2_BUF_TYPE_*, u32 V4L2 pixel format, u32
- * bytesperline, u32 sizeimage, little-endian. Only the v4l2 backend reads
- * it: to allocate on that queue, or to check an import against it. */
+ * bytesperline, u32 sizeimage, little-endian; for a decoder's pictures
+ * (UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE) then u32 the V4L2 pixel format
+ * of the bitstream its OUTPUT queue was set to first, since a decoder's
+ * pictures follow its bitstream. Only the v4l2 backend reads it: to
+ * allocate on that queue, or to check an import against it. */
 #define UDA_CAPABILITY_V4L2_QUEUE 0x5602u
 #define UDA_CAPABILITY_V4L2_QUEUE_SIZE 16u
+#define UDA_CAPABILITY_V4L2_QUEUE_DECODER_SIZE 20u
 
 /* Driver-private bytes of a LAYOUT_OPAQUE payload (after the 16-byte
  * driver UUID) that Vulkan and GL backends agree on: the layout the

@@ -9,13 +9,25 @@
  *     that fd: VIDIOC_QBUF of `index`, VIDIOC_STREAMON. The queue has the
  *     format already (VIDIOC_G_FMT shows it; VIDIOC_S_FMT would fail with
  *     EBUSY while it holds buffers), and VIDIOC_REQBUFS on it would free
- *     uda's buffers: leave its buffers to uda.
+ *     uda's buffers: leave its buffers to uda. A decoder's pictures follow
+ *     its bitstream, so uda set that fd's OUTPUT queue first, to the
+ *     bitstream the usage named (else the decoder's first) at the
+ *     pictures' size; VIDIOC_G_FMT shows it. Queue the bitstream there as
+ *     it is: some decoders refuse another OUTPUT format while CAPTURE
+ *     holds buffers (hantro), others remake the CAPTURE format under them.
  *   V4L2_MEMORY_DMABUF: memory another device made, imported. Stream on
- *     the program's own fd of the node: VIDIOC_S_FMT with pixelformat and
- *     bytesperline below, VIDIOC_REQBUFS with DMABUF, VIDIOC_QBUF with
- *     m.fd (m.planes[0].m.fd on a multi-planar queue) = dma_buf and
- *     length = size. Not on uda's fd where uda made MMAP buffers on the
- *     same queue: a queue holds one kind of memory.
+ *     the program's own fd of the node: for a decoder, VIDIOC_S_FMT of
+ *     the OUTPUT queue to the bitstream at the pictures' size first (the
+ *     stateless decoder interface's order: the CAPTURE format follows it);
+ *     then VIDIOC_S_FMT with pixelformat and bytesperline below,
+ *     VIDIOC_REQBUFS with DMABUF, VIDIOC_QBUF with m.fd (m.planes[0].m.fd
+ *     on a multi-planar queue) = dma_buf and length = size. Not on uda's
+ *     fd where uda made MMAP buffers on the same queue: a queue holds one
+ *     kind of memory.
+ *
+ * A decoder writes whole macroblocks (or its own alignment): 1080p is
+ * 1920x1088 pictures, of which 1080 rows are shown. Ask for the size the
+ * refusal names.
  */
 #ifndef UDA_V4L2_H
 #define UDA_V4L2_H
