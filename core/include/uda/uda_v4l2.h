@@ -21,7 +21,10 @@
  *     stateless decoder interface's order: the CAPTURE format follows it);
  *     then VIDIOC_S_FMT with pixelformat and bytesperline below,
  *     VIDIOC_REQBUFS with DMABUF, VIDIOC_QBUF with m.fd (m.planes[0].m.fd
- *     on a multi-planar queue) = dma_buf and length = size. Not on uda's
+ *     on a multi-planar queue) = dma_buf and length = size; on an
+ *     OUTPUT queue (an encoder's pictures), bytesused = the format's
+ *     sizeimage (VIDIOC_G_FMT), not the whole buffer, which may be
+ *     larger (vb2 takes length for a 0 bytesused, and warns). Not on uda's
  *     fd where uda made MMAP buffers on the same queue: a queue holds one
  *     kind of memory.
  *
