@@ -90,9 +90,10 @@ static const struct gbm_device_v0 device_functions = {
 
 static struct gbm_device *create_device(int fd, uint32_t version)
 {
-	/* The loader clamps to our version; anything else is a loader that
-	 * does not follow the contract we were written against. */
-	if (version != UDA_GBM_BACKEND_ABI_VERSION) {
+	/* The loader clamps to our version: ours, or an older loader's 0
+	 * (the same layout; its modifier lists come with usage 0). Anything
+	 * else is a loader that does not follow the contract. */
+	if (version > UDA_GBM_BACKEND_ABI_VERSION) {
 		fprintf(stderr, "uda_gbm: libgbm asks for backend ABI %u, this backend speaks %u\n", version,
 		        UDA_GBM_BACKEND_ABI_VERSION);
 		errno = ENOSYS;

@@ -140,6 +140,7 @@ struct gbm_bo *uda_gbm_bo_create(struct gbm_device *gbm, uint32_t width, uint32_
 		return NULL;
 	}
 	format = canonical_format(device, format);
+	flags = uda_gbm_usage_of(device->base.v0.backend_version, flags, count);
 	struct uda_gbm_request request;
 	int error = uda_gbm_request_init(device, width, height, format, flags, modifiers, count, &request);
 	if (error) {

@@ -19,8 +19,10 @@
  *   destroy_user_data before calling bo_destroy.
  *
  * Version 1 changed no layout: since it, bo_create and surface_create get
- * the caller's usage flags along with a modifier list (version 0 passed 0).
- * Debian 12's libgbm (Mesa 22.3) is version 1.
+ * the caller's usage flags along with a modifier list (version 0 passed 0,
+ * and meant scanout: a version-1 loader passes GBM_BO_USE_SCANOUT for
+ * gbm_*_create_with_modifiers to keep that). Debian 12's libgbm (Mesa
+ * 22.3) is version 1; a version-0 loader is served too.
  */
 #ifndef UDA_GBM_BACKEND_ABI_H
 #define UDA_GBM_BACKEND_ABI_H

@@ -182,4 +182,11 @@ int uda_gbm_surface_has_free_buffers(struct gbm_surface *surface);
 void uda_gbm_surface_destroy(struct gbm_surface *surface);
 bool uda_gbm_surface_is_ours(const struct gbm_surface *surface);
 
+/* What a version-0 loader's modifier list with usage 0 means: as a
+ * version-1 loader spells gbm_*_create_with_modifiers. */
+static inline uint32_t uda_gbm_usage_of(uint32_t backend_version, uint32_t usage, unsigned modifier_count)
+{
+	return backend_version == 0 && modifier_count && !usage ? GBM_BO_USE_SCANOUT : usage;
+}
+
 #endif

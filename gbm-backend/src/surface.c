@@ -66,6 +66,7 @@ struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t widt
 		return NULL;
 	}
 	format = device->core ? device->core->v0.format_canonicalize(format) : format;
+	flags = uda_gbm_usage_of(device->base.v0.backend_version, flags, count);
 	struct uda_gbm_request request;
 	int error = uda_gbm_request_init(device, width, height, format, flags, modifiers, count, &request);
 	if (error) {
