@@ -106,7 +106,8 @@ TEST(V4l2Capabilities, TiledAndColumnFormatsCarryTheirModifiers)
 	ListPtr sets;
 	ASSERT_EQ(tiled.sets(ctx.get(), 48, 48, DRM_FORMAT_NV12, sets), UDA_SUCCESS) << uda_context_get_error(ctx.get());
 	EXPECT_EQ(modifier_of(sets.get(), 0), DRM_FORMAT_MOD_VIVANTE_TILED);
-	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 0u) << "the modifier lays it out";
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 48u)
+	        << "the modifier lays out the tiles, the driver's bytesperline their rows";
 	EXPECT_EQ(tiled.sets(ctx.get(), 48, 48, DRM_FORMAT_NV12, sets, true), UDA_ERROR_INCOMPATIBLE)
 	        << "the CPU reads rows, not tiles";
 	EXPECT_NE(std::string(uda_context_get_error(ctx.get())).find("tiled layout"), std::string::npos);

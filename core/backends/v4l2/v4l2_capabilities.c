@@ -129,10 +129,11 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 	    uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MAX_PLANES, info.plane_count) !=
 	            UDA_SUCCESS)
 		return "out of memory";
-	if (!linear)
-		return NULL; /* the modifier lays it out */
 	/* The driver's pitch, and no other: a pitch alignment of it with it as
-	 * the maximum. Then its sizeimage must hold the planes at that pitch. */
+	 * the maximum. Then its sizeimage must hold the planes at that pitch.
+	 * A tiled format too: its modifier lays out the tiles, but the driver
+	 * reads rows of them at bytesperline, planes packed one after the
+	 * other, as an import is checked (packed_layout). */
 	const uint64_t row = ((uint64_t)width + info.planes[0].block_width - 1) / info.planes[0].block_width *
 	                     info.planes[0].bytes_per_block;
 	if (pitch < row)
