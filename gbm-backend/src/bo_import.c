@@ -92,15 +92,31 @@ static uint32_t import_candidates(const struct uda_gbm_device *device,
 	return count;
 }
 
-/* Whether two formats lay memory out alike: the same planes of the same
- * blocks (ARGB8888 and XRGB8888, a buffer imported opaque). */
+/* A fourcc with its alpha channel named unused: DRM names the pair by
+ * an A or an X in its first two letters (AR24/XR24, RA24/RX24, AB30/XB30). */
+static uint32_t without_alpha(uint32_t fourcc)
+{
+	char name[4];
+	memcpy(name, &fourcc, sizeof(name));
+	for (int i = 0; i < 2; i++) {
+		if (name[i] == 'A')
+			name[i] = 'X';
+	}
+	memcpy(&fourcc, name, sizeof(fourcc));
+	return fourcc;
+}
+
+/* Whether two formats are the same pixels in memory: equal, or one the
+ * other with its alpha unused (ARGB8888 imported as XRGB8888, to be shown
+ * opaque). Channels in another order (XBGR for XRGB, NV21 for NV12) or
+ * of other depths are other pixels. */
 static bool same_memory_layout(uint32_t a, uint32_t b)
 {
 	uda_format_info x, y;
 	if (a == b)
 		return true;
-	if (uda_format_get_info(a, &x) != UDA_SUCCESS || uda_format_get_info(b, &y) != UDA_SUCCESS ||
-	    x.plane_count != y.plane_count)
+	if (without_alpha(a) != without_alpha(b) || uda_format_get_info(a, &x) != UDA_SUCCESS ||
+	    uda_format_get_info(b, &y) != UDA_SUCCESS || x.plane_count != y.plane_count)
 		return false;
 	for (uint32_t p = 0; p < x.plane_count; p++) {
 		const uda_format_plane_info *u = &x.planes[p], *v = &y.planes[p];

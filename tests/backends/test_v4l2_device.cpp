@@ -513,6 +513,19 @@ TEST(V4l2Device, ADecodersPicturesFollowItsBitstreamInWholeMacroblocks)
 	EXPECT_EQ(bitstream.fmt.pix_mp.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_H264_SLICE));
 	EXPECT_EQ(bitstream.fmt.pix_mp.width, 1920u);
 	EXPECT_EQ(bitstream.fmt.pix_mp.height, 1088u);
+
+	// A second picture of the stream: the bitstream queue is left as it
+	// is (hantro refuses a new OUTPUT format while CAPTURE holds
+	// buffers, which the replay does too). Pictures of another size
+	// while these live are that refusal, said.
+	uda_allocation *second = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &coded.info, &second, nullptr, nullptr), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	const AllocationPtr second_picture(second);
+	const Alone smaller(decoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE);
+	uda_allocation *other = nullptr;
+	EXPECT_EQ(uda_negotiate_allocate(ctx.get(), &smaller.info, &other, nullptr, nullptr), UDA_ERROR_BACKEND);
+	EXPECT_NE(text_of(ctx.get()).find("the decoder is busy"), std::string::npos) << text_of(ctx.get());
 }
 
 TEST(V4l2Device, AQueueThatTakesNoDmaBufsMakesTheBufferItself)

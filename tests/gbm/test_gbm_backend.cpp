@@ -456,6 +456,8 @@ TEST_F(Gbm, DriverPrivateBuffersReimportWhileTheExporterLives)
 	};
 	otherwise("height", [](gbm_import_fd_modifier_data &d) { d.height = 32; });
 	otherwise("format", [](gbm_import_fd_modifier_data &d) { d.format = GBM_FORMAT_RGB565; });
+	otherwise("channel order", [](gbm_import_fd_modifier_data &d) { d.format = GBM_FORMAT_XBGR8888; });
+	otherwise("depth", [](gbm_import_fd_modifier_data &d) { d.format = GBM_FORMAT_XRGB2101010; });
 	otherwise("offset", [](gbm_import_fd_modifier_data &d) { d.offsets[0] = 64; });
 	otherwise("modifier", [](gbm_import_fd_modifier_data &d) { d.modifier = DRM_FORMAT_MOD_LINEAR; });
 	otherwise("planes", [fd](gbm_import_fd_modifier_data &d) {

@@ -173,18 +173,28 @@ static uint32_t bitstream_of(const struct v4l2_device *device, const struct v4l2
 
 /* Sets a decoder's OUTPUT queue on `fd` to the bitstream at the
  * pictures' size, unless it holds that already: its pictures follow it
- * (hantro takes their size from it; others align to it). */
+ * (hantro takes their size from it; others align to it). What it holds
+ * is compared with what the driver makes of the request (VIDIOC_TRY_FMT:
+ * a driver may store another size, or none, for a bitstream), so a second
+ * allocation does not set it again, which a decoder holding pictures
+ * refuses. */
 static bool set_bitstream(const struct v4l2_device *device, int fd, uint32_t bitstream, uint32_t width,
                           uint32_t height)
 {
 	const uint32_t type = device->node.output.type;
-	struct v4l2_format format = {.type = type};
-	if (device->io->ioctl(device->io->data, fd, VIDIOC_G_FMT, &format) == 0) {
+	const struct v4l2_format_view wanted = {.pixelformat = bitstream, .width = width, .height = height};
+	struct v4l2_format format;
+	v4l2_format_build(&format, type, &wanted);
+	struct v4l2_format_view target = wanted;
+	if (device->io->ioctl(device->io->data, fd, VIDIOC_TRY_FMT, &format) == 0 && format.type == type)
+		target = v4l2_format_read(&format);
+	memset(&format, 0, sizeof(format));
+	format.type = type;
+	if (device->io->ioctl(device->io->data, fd, VIDIOC_G_FMT, &format) == 0 && format.type == type) {
 		const struct v4l2_format_view now = v4l2_format_read(&format);
-		if (now.pixelformat == bitstream && now.width == width && now.height == height)
+		if (now.pixelformat == target.pixelformat && now.width == target.width && now.height == target.height)
 			return true;
 	}
-	const struct v4l2_format_view wanted = {.pixelformat = bitstream, .width = width, .height = height};
 	v4l2_format_build(&format, type, &wanted);
 	return device->io->ioctl(device->io->data, fd, VIDIOC_S_FMT, &format) == 0;
 }
@@ -361,7 +371,7 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
 		                             "v4l2: %s: VIDIOC_S_FMT of the bitstream %.4s at %ux%u: %s%s", device->path,
 		                             (const char *)&params->bitstream, width, height, strerror(errno),
-		                             errno == EBUSY ? " (the decoder holds pictures of another size)" : "");
+		                             errno == EBUSY ? " (the decoder is busy: it holds pictures, or streams)" : "");
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {

@@ -441,6 +441,22 @@ static uint32_t live_buffers(const struct replay_file *file, int q)
 	return live;
 }
 
+/* Whether queue q's other queue holds pictures that follow q's format
+ * (hantro: a new bitstream format while CAPTURE holds buffers is EBUSY,
+ * vb2_is_busy(peer_vq)). */
+static bool peer_holds_followers(const struct replay_file *file, int q)
+{
+	const int other = 1 - q;
+	if (other >= (int)file->node->queue_count || !live_buffers(file, other))
+		return false;
+	const struct replay_queue *peer = &file->node->queues[other];
+	for (uint32_t i = 0; i < peer->format_count; i++) {
+		if (peer->formats[i].follows_output)
+			return true;
+	}
+	return false;
+}
+
 static void remove_buffers(struct replay_file *file, int q)
 {
 	for (uint32_t i = 0; i < file->buffer_count[q]; i++) {
@@ -588,7 +604,7 @@ static int answer(struct replay_file *file, unsigned long request, void *arg)
 		const int q = queue_index(node, f->type);
 		if (q < 0)
 			return error(EINVAL);
-		if (live_buffers(file, q))
+		if (live_buffers(file, q) || peer_holds_followers(file, q))
 			return error(EBUSY);
 		if (try_format(file, f) != 0)
 			return -1;
