@@ -131,8 +131,10 @@ static uda_result check_profile(const struct v4l2_device *device, uda_context *c
 
 /* A decoder or encoder asked for a codec must have its bitstream on the
  * other queue (a decoder's output, what it reads; an encoder's capture)
- * and the profile in its profile menu. */
-static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx, const uda_usage_atom *atom)
+ * and the profile in its profile menu. `bitstream` becomes the stream
+ * format found; it is left alone where the usage names no codec. */
+static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx, const uda_usage_atom *atom,
+                              uint32_t *bitstream)
 {
 	uda_video_profile profile;
 	if (uda_video_profile_from_atom(atom, &profile) != UDA_SUCCESS)
@@ -141,34 +143,26 @@ static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx
 	const char *verb = decode ? "decodes" : "encodes";
 	const struct v4l2_probed_queue *stream = decode ? &device->node.output : &device->node.capture;
 	for (uint32_t i = 0; i < stream->format_count; i++) {
-		if (v4l2_format_carries_codec(stream->formats[i].pixelformat, profile.codec))
+		if (v4l2_format_carries_codec(stream->formats[i].pixelformat, profile.codec)) {
+			*bitstream = stream->formats[i].pixelformat;
 			return check_profile(device, ctx, &profile, verb);
+		}
 	}
 	return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s %s no %s", device->node.card, verb,
 	                             codec_name(profile.codec));
 }
 
-/* The bitstream a decoder's pictures are asked for: of the codec the
- * usage names (check_codec found it on the OUTPUT queue), else the first
- * the decoder reads; 0 for any other queue. */
+/* The bitstream a decoder's pictures are asked for: the one check_codec
+ * found for the codec the usage names, else the first the decoder reads;
+ * 0 for any other queue. */
 static uint32_t bitstream_of(const struct v4l2_device *device, const struct v4l2_probed_queue *queue,
-                             const uda_usage *usage)
+                             uint32_t named_bitstream)
 {
 	if (device->node.role != V4L2_NODE_DECODER || queue != &device->node.capture)
 		return 0;
-	uint32_t codec = 0;
-	for (uint32_t i = 0; i < usage->atom_count; i++) {
-		uda_video_profile profile;
-		if (usage->atoms[i].vendor == UDA_VENDOR_NONE && usage->atoms[i].name == UDA_USAGE_VIDEO_DECODE &&
-		    uda_video_profile_from_atom(&usage->atoms[i], &profile) == UDA_SUCCESS)
-			codec = profile.codec;
-	}
-	for (uint32_t i = 0; i < device->node.output.format_count; i++) {
-		const uint32_t pixelformat = device->node.output.formats[i].pixelformat;
-		if (!codec || v4l2_format_carries_codec(pixelformat, codec))
-			return pixelformat;
-	}
-	return 0;
+	if (named_bitstream)
+		return named_bitstream;
+	return device->node.output.format_count ? device->node.output.formats[0].pixelformat : 0;
 }
 
 /* Sets a decoder's OUTPUT queue on `fd` to the bitstream at the
@@ -205,6 +199,7 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 	struct v4l2_device *device = data;
 	const struct v4l2_probed_queue *queue = NULL;
 	bool cpu = false;
+	uint32_t named_bitstream = 0;
 	for (uint32_t i = 0; i < usage->atom_count; i++) {
 		const uda_usage_atom *atom = &usage->atoms[i];
 		if (atom->vendor == UDA_VENDOR_NONE && (atom->name == UDA_USAGE_CPU_READ || atom->name == UDA_USAGE_CPU_WRITE)) {
@@ -222,7 +217,7 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 		if (queue && queue != named)
 			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 			                             "v4l2: one buffer cannot serve both queues of %s", device->node.card);
-		const uda_result codec = check_codec(device, ctx, atom);
+		const uda_result codec = check_codec(device, ctx, atom, &named_bitstream);
 		if (codec != UDA_SUCCESS)
 			return codec;
 		queue = named;
@@ -238,7 +233,7 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 	 * OUTPUT queue takes the bitstream at their size, as the decoding
 	 * program's will (the stateless decoder interface sets OUTPUT
 	 * first): uda's fd may hold buffers of another size. */
-	const uint32_t bitstream = bitstream_of(device, queue, usage);
+	const uint32_t bitstream = bitstream_of(device, queue, named_bitstream);
 	int fd = device->fd;
 	if (bitstream) {
 		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
