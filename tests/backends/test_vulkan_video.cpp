@@ -1181,7 +1181,9 @@ TEST_F(VulkanVp9, AVp9OutputNeedsAProfileTheDecoderHasAndItsFeature)
 // Validated by a layer older than an operation's extension, the backend
 // leaves the operation out and says why; by one that knows it, the
 // operation is there. The system's layer and scripts/newer-vulkan.sh's
-// take the two sides.
+// take the two sides. The same holds where the loader's environment
+// (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE) enables the layer rather
+// than uda.
 TEST_F(VulkanVideo, AnOperationNewerThanTheValidationLayerIsLeftOutAndSaysWhy)
 {
 	const uint32_t layer = validation_layer_version();
@@ -1216,6 +1218,26 @@ TEST_F(VulkanVideo, AnOperationNewerThanTheValidationLayerIsLeftOutAndSaysWhy)
 		}
 	};
 	expect_per_layer(gpu, ctx.get(), "UDA_VULKAN_VALIDATION=1");
+	const struct {
+		const char *variable, *value;
+	} loader_switches[] = {
+		{"VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation"},
+		{"VK_LOADER_LAYERS_ENABLE", "VK_LAYER_LUNARG_api_dump_missing,*_validation"},
+	};
+	for (const auto &loader_switch : loader_switches) {
+		setenv(loader_switch.variable, loader_switch.value, 1);
+		ValidationLog loader_log;
+		ContextPtr by_loader = create_validated_context(loader_log, false);
+		unsetenv(loader_switch.variable);
+		ASSERT_NE(by_loader, nullptr);
+		uda_device *other_gpu = vulkan_device_of(by_loader.get());
+		ASSERT_NE(other_gpu, nullptr);
+		expect_per_layer(other_gpu, by_loader.get(), loader_switch.variable);
+		by_loader.reset();
+		std::lock_guard<std::mutex> guard(loader_log.lock);
+		for (const std::string &message : loader_log.problems)
+			ADD_FAILURE() << message;
+	}
 }
 
 // The machine's own drivers (tests/hardware/nvidia.sh runs these on

@@ -5,8 +5,12 @@
  * UDA_VULKAN_VALIDATION=1 enables VK_LAYER_KHRONOS_validation on that
  * instance and routes every message it reports to the context's log
  * (errors at UDA_LOG_ERROR), which is how the test suite fails on any
- * validation error inside the backend.
+ * validation error inside the backend. The loader's own switches
+ * (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE) enable it too, with the
+ * layer's messages its own: the backend notices, for what a layer older
+ * than an extension cannot take (vulkan_video.c).
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +94,35 @@ static uint32_t instance_layer_version(const char *name)
 	return version;
 }
 
+/* Whether `name` is among the `separator`-separated items of `list`,
+ * each a name or, where `globs`, a pattern as the loader takes them. */
+static bool listed(const char *list, char separator, bool globs, const char *name)
+{
+	while (list && *list) {
+		const char *end = strchr(list, separator);
+		const size_t length = end ? (size_t)(end - list) : strlen(list);
+		char item[256];
+		if (length && length < sizeof(item)) {
+			memcpy(item, list, length);
+			item[length] = '\0';
+			if (globs ? fnmatch(item, name, 0) == 0 : strcmp(item, name) == 0)
+				return true;
+		}
+		list = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* Whether the loader enables the validation layer on every instance of
+ * this process, as its environment asks (the loader reads it only where
+ * the process is not setuid, hence secure_getenv). A layer switched on
+ * some other way (vkconfig's override layer) stays unknown. */
+static bool loader_enables_validation(void)
+{
+	return listed(secure_getenv("VK_INSTANCE_LAYERS"), ':', false, VALIDATION_LAYER) ||
+	       listed(secure_getenv("VK_LOADER_LAYERS_ENABLE"), ',', true, VALIDATION_LAYER);
+}
+
 static uda_result create_instance(struct vulkan_backend *backend, uda_context *ctx)
 {
 	const char *validation = secure_getenv("UDA_VULKAN_VALIDATION");
@@ -99,6 +132,14 @@ static uda_result create_instance(struct vulkan_backend *backend, uda_context *c
 		uda_context_log(ctx, UDA_LOG_WARNING, "vulkan: UDA_VULKAN_VALIDATION=1 but %s is not installed",
 		                VALIDATION_LAYER);
 		debug = false;
+	}
+	if (!debug && loader_enables_validation()) {
+		backend->validation_layer_version = instance_layer_version(VALIDATION_LAYER);
+		if (backend->validation_layer_version)
+			uda_context_log(ctx, UDA_LOG_INFO,
+			                "vulkan: the loader's environment enables %s (1.%u.%u); its messages are not uda's",
+			                VALIDATION_LAYER, VK_API_VERSION_MINOR(backend->validation_layer_version),
+			                VK_API_VERSION_PATCH(backend->validation_layer_version));
 	}
 
 	/* The engine name is how VK_LAYER_UDA_allocator recognises uda's own

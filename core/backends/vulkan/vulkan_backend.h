@@ -58,8 +58,9 @@ struct vulkan_backend {
 	VkInstance instance;
 	VkDebugUtilsMessengerEXT messenger;
 	PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
-	/* UDA_VULKAN_VALIDATION=1: the Khronos layer's header version, which
-	 * decides what it can validate (vulkan_video.c); 0 otherwise. */
+	/* The Khronos layer's header version where it validates this
+	 * instance (UDA_VULKAN_VALIDATION=1, or the loader's environment),
+	 * which decides what it can validate (vulkan_video.c); 0 otherwise. */
 	uint32_t validation_layer_version;
 	/* Devices still registered; the instance outlives them all. */
 	unsigned live_devices;
