@@ -131,7 +131,7 @@ TEST(V4l2Capabilities, ADriverThatLiesIsRefusedWithWhatItSaid)
 	} lies[] = {
 		{FakeFormat::ShortPitch, "bytesperline is below the row"},
 		{FakeFormat::ShortSize, "sizeimage is below its planes"},
-		{FakeFormat::OtherSize, "another format or size"},
+		{FakeFormat::OtherSize, "the driver answers NV12 at 1296x720 instead"},
 	};
 	for (const auto &l : lies) {
 		FakeDriver driver = hantro_decoder();

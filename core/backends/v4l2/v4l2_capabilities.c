@@ -67,8 +67,17 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
 		         answer.width, answer.height, answer.width, answer.height, width, height);
 		return reason;
 	}
-	if (answer.pixelformat != pixelformat || answer.width != width || answer.height != height)
-		return "the driver answers another format or size";
+	if (answer.pixelformat != pixelformat || answer.width != width || answer.height != height) {
+		/* A camera's largest size, or a step the request missed: the
+		 * answer names what the driver would take. */
+		char fourcc[5] = "";
+		memcpy(fourcc, &answer.pixelformat, 4);
+		for (int i = 0; i < 4; i++)
+			fourcc[i] = fourcc[i] >= 0x20 && fourcc[i] < 0x7f ? fourcc[i] : '?';
+		snprintf(reason, REASON_MAX, "the driver answers %.4s at %ux%u instead", fourcc, answer.width,
+		         answer.height);
+		return reason;
+	}
 	if (answer.num_planes != 1)
 		return "the driver answers more than one buffer";
 	*out_pitch = answer.bytesperline;

@@ -171,9 +171,9 @@ static uint32_t bitstream_of(const struct v4l2_device *device, const struct v4l2
  * is compared with what the driver makes of the request (VIDIOC_TRY_FMT:
  * a driver may store another size, or none, for a bitstream), so a second
  * allocation does not set it again, which a decoder holding pictures
- * refuses. */
-static bool set_bitstream(const struct v4l2_device *device, int fd, uint32_t bitstream, uint32_t width,
-                          uint32_t height)
+ * refuses. 0, or VIDIOC_S_FMT's errno. */
+static int set_bitstream(const struct v4l2_device *device, int fd, uint32_t bitstream, uint32_t width,
+                         uint32_t height)
 {
 	const uint32_t type = device->node.output.type;
 	const struct v4l2_format_view wanted = {.pixelformat = bitstream, .width = width, .height = height};
@@ -187,10 +187,10 @@ static bool set_bitstream(const struct v4l2_device *device, int fd, uint32_t bit
 	if (device->io->ioctl(device->io->data, fd, VIDIOC_G_FMT, &format) == 0 && format.type == type) {
 		const struct v4l2_format_view now = v4l2_format_read(&format);
 		if (now.pixelformat == target.pixelformat && now.width == target.width && now.height == target.height)
-			return true;
+			return 0;
 	}
 	v4l2_format_build(&format, type, &wanted);
-	return device->io->ioctl(device->io->data, fd, VIDIOC_S_FMT, &format) == 0;
+	return device->io->ioctl(device->io->data, fd, VIDIOC_S_FMT, &format) == 0 ? 0 : (errno ? errno : EINVAL);
 }
 
 static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
@@ -237,13 +237,14 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 	int fd = device->fd;
 	if (bitstream) {
 		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
-		if (fd < 0 || !set_bitstream(device, fd, bitstream, assertion->width, assertion->height)) {
+		const int error = fd < 0 ? -fd : set_bitstream(device, fd, bitstream, assertion->width, assertion->height);
+		if (error) {
 			if (fd >= 0)
 				device->io->close(device->io->data, fd);
 			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
-			                             "v4l2: %s: its bitstream queue cannot be set to %.4s at %ux%u",
+			                             "v4l2: %s: its bitstream queue cannot be set to %.4s at %ux%u (%s %s)",
 			                             device->node.card, (const char *)&bitstream, assertion->width,
-			                             assertion->height);
+			                             assertion->height, fd < 0 ? "open:" : "VIDIOC_S_FMT:", strerror(error));
 		}
 	}
 	uda_capability_set_list *sets;
@@ -362,11 +363,12 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 	/* A decoder's pictures: its bitstream first, as they were asked
 	 * for, and before any buffer is made (hantro refuses a new OUTPUT
 	 * format while CAPTURE holds buffers). */
-	if (params->bitstream && !set_bitstream(device, device->fd, params->bitstream, width, height))
+	const int error = params->bitstream ? set_bitstream(device, device->fd, params->bitstream, width, height) : 0;
+	if (error)
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
 		                             "v4l2: %s: VIDIOC_S_FMT of the bitstream %.4s at %ux%u: %s%s", device->path,
-		                             (const char *)&params->bitstream, width, height, strerror(errno),
-		                             errno == EBUSY ? " (the decoder is busy: it holds pictures, or streams)" : "");
+		                             (const char *)&params->bitstream, width, height, strerror(error),
+		                             error == EBUSY ? " (the decoder is busy: it holds pictures, or streams)" : "");
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {
