@@ -287,6 +287,58 @@ TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
 	}
 }
 
+// Pictures follow the bitstream the usage names; a usage naming none
+// gets the decoder's first, and the log says which, since a codec's
+// pictures may be larger than another's (hantro's motion vectors).
+TEST(V4l2Device, ADecodersPicturesAreSizedForTheCodecTheUsageNames)
+{
+	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
+	std::vector<std::string> infos;
+	uda_context_create_info info = bare_context_info();
+	info.log_level = UDA_LOG_INFO;
+	info.log_callback = [](uda_log_level level, const char *message, void *user_data) {
+		if (level == UDA_LOG_INFO)
+			static_cast<std::vector<std::string> *>(user_data)->push_back(message);
+	};
+	info.log_user_data = &infos;
+	uda_context *raw_ctx = nullptr;
+	ASSERT_EQ(uda_context_create(&info, &raw_ctx), UDA_SUCCESS);
+	const ContextPtr ctx(raw_ctx);
+	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
+	const auto said_first = [&infos] {
+		for (const std::string &message : infos)
+			if (message.find("pictures sized for its first bitstream, S264") != std::string::npos)
+				return true;
+		return false;
+	};
+
+	ListPtr sets;
+	ASSERT_EQ(sets_of(decoder, 1280, 720, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_TRUE(said_first());
+
+	infos.clear();
+	const uda_video_profile vp8 = {UDA_VIDEO_CODEC_VP8, 0, 8, 420};
+	uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+	uda_video_profile_to_payload(&vp8, payload);
+	const uda_usage_atom video = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(payload), payload};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &video};
+	const uda_assertion a = assertion(1280, 720, DRM_FORMAT_NV12);
+	uda_device_usage party = {decoder, &usage};
+	const uda_negotiation_info negotiation = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 1, &party};
+	uda_allocation *picture = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &negotiation, &picture, nullptr, nullptr), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	const AllocationPtr owned(picture);
+	EXPECT_FALSE(said_first());
+	uda_v4l2_device_native device_native = {UDA_STRUCTURE_TYPE_V4L2_DEVICE_NATIVE};
+	ASSERT_EQ(uda_device_get_native(decoder, &device_native), UDA_SUCCESS);
+	v4l2_format bitstream = {};
+	bitstream.type = device_native.output_type;
+	ASSERT_EQ(replay.io()->ioctl(replay.io()->data, device_native.fd, VIDIOC_G_FMT, &bitstream), 0);
+	EXPECT_EQ(bitstream.fmt.pix_mp.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_VP8_FRAME));
+}
+
 // A camera that makes its own buffers: VIDIOC_CREATE_BUFS on the backend's
 // fd, exported with VIDIOC_EXPBUF, and gone from the queue when freed.
 TEST(V4l2Device, ACameraMakesExportsAndFreesItsOwnBuffers)

@@ -234,6 +234,14 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 	 * program's will (the stateless decoder interface sets OUTPUT
 	 * first): uda's fd may hold buffers of another size. */
 	const uint32_t bitstream = bitstream_of(device, queue, named_bitstream);
+	/* Pictures may differ per bitstream (hantro keeps a codec's motion
+	 * vectors after each picture, sized per codec): sized for one, they
+	 * may be short for another. */
+	if (bitstream && !named_bitstream && device->node.output.format_count > 1)
+		uda_context_log(ctx, UDA_LOG_INFO,
+		                "v4l2: %s: pictures sized for its first bitstream, %.4s; a usage naming the codec "
+		                "(uda_video_profile) sizes them for that one",
+		                device->node.card, (const char *)&bitstream);
 	int fd = device->fd;
 	if (bitstream) {
 		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
