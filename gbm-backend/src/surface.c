@@ -8,6 +8,12 @@
  * platform rendering into it as a window, a Vulkan renderer, a decoder.
  * Each buffer keeps one gbm_bo for the surface's life, so user data set
  * on it (a KMS framebuffer id) is there again the next time it is locked.
+ *
+ * A GBM window never changes size; a producer of its own may resize the
+ * uda_surface (uda_surface_resize). The old buffers are then retired once
+ * released, as Mesa's never are: their BOs must be unmapped by then, and
+ * are freed, user data and all, when their slot is taken by a new buffer
+ * or with the surface.
  */
 #include <errno.h>
 #include <stdlib.h>

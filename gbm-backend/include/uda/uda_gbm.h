@@ -39,7 +39,9 @@ UDA_API uda_result uda_gbm_device_get_render_device(struct gbm_device *gbm, uda_
 /* The allocation behind a buffer object. */
 UDA_API uda_result uda_gbm_bo_get_allocation(struct gbm_bo *bo, uda_allocation **out_allocation);
 /* The buffer queue behind a GBM surface: dequeue and queue on it to
- * produce what gbm_surface_lock_front_buffer returns. */
+ * produce what gbm_surface_lock_front_buffer returns. A producer that
+ * resizes it retires the old buffers once the GBM user releases them:
+ * their BOs must not be mapped or used after that release. */
 UDA_API uda_result uda_gbm_surface_get_surface(struct gbm_surface *surface, uda_surface **out_surface);
 
 #ifdef __cplusplus
