@@ -101,7 +101,7 @@ static uda_result allocate_on(uda_device *device, const uda_assertion *assertion
 	if (result != UDA_SUCCESS) {
 		device->impl->free(device->data, backend.data);
 		uda_capability_set_list_destroy(set);
-		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "device %s allocated an inconsistent layout: %s",
+		return uda_context_set_error(ctx, UDA_ERROR_BACKEND, "device %s allocated memory the set does not take: %s",
 		                             device->name, uda_context_get_error(ctx));
 	}
 	return allocation_wrap(device, set, assertion, &backend, false, out);

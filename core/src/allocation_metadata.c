@@ -66,6 +66,9 @@ uda_result allocation_metadata_check(uda_context *ctx, uda_result fail, const ud
 	    (HAS(UDA_CONSTRAINT_SIZE_ALIGNMENT) && m->size % c->value[UDA_CONSTRAINT_SIZE_ALIGNMENT]))
 		return INVALID(fail, "metadata: size %llu breaks the set's size constraints",
 		               (unsigned long long)m->size);
+	if (HAS(UDA_CONSTRAINT_MIN_SIZE) && m->size < c->value[UDA_CONSTRAINT_MIN_SIZE])
+		return INVALID(fail, "metadata: size %llu is below the set's min size %llu", (unsigned long long)m->size,
+		               (unsigned long long)c->value[UDA_CONSTRAINT_MIN_SIZE]);
 
 	uint64_t modifier;
 	bool linear = capability_set_layout_modifier(list, set, &modifier) && modifier == DRM_FORMAT_MOD_LINEAR;

@@ -26,6 +26,7 @@ static const struct constraint_rule rules[UDA_CONSTRAINT_COUNT] = {
     [UDA_CONSTRAINT_MAX_SIZE] = {"MAX_SIZE", MERGE_MIN, false},
     [UDA_CONSTRAINT_MAX_PLANES] = {"MAX_PLANES", MERGE_MIN, false},
     [UDA_CONSTRAINT_MIN_PITCH] = {"MIN_PITCH", MERGE_MAX, false},
+    [UDA_CONSTRAINT_MIN_SIZE] = {"MIN_SIZE", MERGE_MAX, false},
 };
 
 const char *uda_constraint_to_string(uda_constraint constraint)
@@ -140,6 +141,15 @@ bool uda_constraint_values_consistent(const struct uda_constraint_values *v, con
 	    v->value[UDA_CONSTRAINT_SIZE_ALIGNMENT] > v->value[UDA_CONSTRAINT_MAX_SIZE]) {
 		*why = "the size alignment exceeds the max size";
 		return false;
+	}
+	if (HAS(UDA_CONSTRAINT_MIN_SIZE) && HAS(UDA_CONSTRAINT_MAX_SIZE)) {
+		uint64_t lowest = v->value[UDA_CONSTRAINT_MIN_SIZE];
+		if ((HAS(UDA_CONSTRAINT_SIZE_ALIGNMENT) &&
+		     !uda_align_up_u64(lowest, v->value[UDA_CONSTRAINT_SIZE_ALIGNMENT], &lowest)) ||
+		    lowest > v->value[UDA_CONSTRAINT_MAX_SIZE]) {
+			*why = "no size lies within min size, max size and size alignment";
+			return false;
+		}
 	}
 #undef HAS
 	return true;

@@ -37,8 +37,9 @@ bool linear_layout_compute(const uda_format_info *format, uint32_t width, uint32
 		if (__builtin_mul_overflow(pitch, h, &plane_size) || __builtin_add_overflow(offset, plane_size, &offset))
 			return false;
 	}
-	uint64_t size;
-	if (!uda_align_up_u64(offset, constraint_or(c, UDA_CONSTRAINT_SIZE_ALIGNMENT, 1), &size) ||
+	/* A device that reads past the planes asks for more. */
+	uint64_t size = offset > constraint_or(c, UDA_CONSTRAINT_MIN_SIZE, 0) ? offset : c->value[UDA_CONSTRAINT_MIN_SIZE];
+	if (!uda_align_up_u64(size, constraint_or(c, UDA_CONSTRAINT_SIZE_ALIGNMENT, 1), &size) ||
 	    size > constraint_or(c, UDA_CONSTRAINT_MAX_SIZE, UINT64_MAX))
 		return false;
 	out->plane_count = format->plane_count;

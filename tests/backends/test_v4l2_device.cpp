@@ -680,6 +680,67 @@ TEST(V4l2Device, ADecoderAndAGpuThatCannotAgreeAreToldWhere)
 	EXPECT_NE(text_of(ctx.get()).find("GPU (256-byte rows)"), std::string::npos) << text_of(ctx.get());
 }
 
+// hantro keeps an H.264 picture's motion vectors after it: its sizeimage
+// runs past the planes (64 bytes a macroblock, 522240 at 1920x1088). A
+// GPU that allocates for both makes memory of that size, which the
+// decoder then takes; memory of the planes alone it would refuse.
+TEST(V4l2Device, MemoryMadeElsewhereHoldsWhatTheDecoderReadsPastThePlanes)
+{
+	const Recording recording("driver hantro-vpu\ncard rockchip,rk3399-vpu-dec\nbus platform: hantro-vpu\n"
+	                          "device-caps 0x04204000\nqueue capture-mplane memory mmap,dmabuf\n"
+	                          "format NV12 pitch-align 16 size 3/2 extra 522240 follows-output 16 48x48\n"
+	                          "queue output-mplane memory mmap,dmabuf\nformat S264 compressed\n");
+	Replay replay(recording.path()); // outlives the context
+	const ContextPtr ctx = make_context();
+	uda_device *decoder = add(ctx.get(), replay, recording.name());
+	uda_device *gpu = nullptr;
+	ASSERT_EQ(test_device_add_with_memory(ctx.get(), "GPU (64-byte rows)", 0x64,
+	                          make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR, 0),
+	                                                  common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)},
+	                                                 {{UDA_CONSTRAINT_PITCH_ALIGNMENT, 64}}}})
+	                                  .release(),
+	                          &gpu, nullptr),
+	          UDA_SUCCESS);
+	const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+	const uint64_t planes = 1920ull * 1088 * 3 / 2, sizeimage = planes + 522240;
+	const Usage decode(UDA_USAGE_VIDEO_DECODE), sampled(UDA_USAGE_SAMPLED);
+	// The GPU first: it allocates.
+	const uda_device_usage parties[] = {{gpu, &sampled.usage}, {decoder, &decode.usage}};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, nullptr, &a, 2, parties};
+	uda_allocation *raw = nullptr;
+	uda_capability_set_list *agreed = nullptr;
+	uint32_t index = 0;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &info, &raw, &agreed, &index), UDA_SUCCESS) << text_of(ctx.get());
+	const AllocationPtr picture(raw);
+	const ListPtr agreed_owner(agreed);
+	EXPECT_EQ(constraint(agreed, index, UDA_CONSTRAINT_MIN_SIZE), sizeimage);
+	uda_device *allocator = nullptr;
+	uda_allocation_get_device(picture.get(), &allocator);
+	EXPECT_EQ(allocator, gpu);
+	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	ASSERT_EQ(uda_allocation_get_metadata(picture.get(), &m), UDA_SUCCESS);
+	EXPECT_GE(m.size, sizeimage);
+	// The decoder takes memory of that size as a DMA-BUF (a memfd stands
+	// in for the GPU's, as the replay's queue takes any file).
+	const auto import_as_dma_buf = [&](uint64_t size, uda_allocation **out) {
+		const int fd = memfd_create("uda-test-gpu-memory", MFD_CLOEXEC);
+		EXPECT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
+		uda_allocation_metadata as_dma_buf = m;
+		as_dma_buf.handle_type = UDA_HANDLE_TYPE_DMA_BUF;
+		as_dma_buf.size = size;
+		const uda_import_info import = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, decoder, fd, &as_dma_buf,
+		                              agreed, index, UDA_IMPORT_TAKE_FD};
+		return uda_import(&import, out);
+	};
+	uda_allocation *queued = nullptr;
+	ASSERT_EQ(import_as_dma_buf(m.size, &queued), UDA_SUCCESS) << text_of(ctx.get());
+	uda_allocation_destroy(queued);
+	// Memory of the planes alone is refused by the set before the driver
+	// sees it.
+	EXPECT_EQ(import_as_dma_buf(planes, &queued), UDA_ERROR_INVALID_ARGUMENT);
+	EXPECT_NE(text_of(ctx.get()).find("below the set's min size"), std::string::npos) << text_of(ctx.get());
+}
+
 TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 {
 	const std::string text = "driver vivid\nqueue capture\nformat YUYV discrete 640by480\n";

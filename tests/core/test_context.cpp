@@ -216,6 +216,7 @@ TEST(Context, ResultNames)
 	EXPECT_STREQ(uda_result_to_string(UDA_ERROR_INVALID_DATA), "UDA_ERROR_INVALID_DATA");
 	EXPECT_STREQ(uda_result_to_string(static_cast<uda_result>(-1000)), "UDA_ERROR_UNKNOWN");
 	EXPECT_STREQ(uda_constraint_to_string(UDA_CONSTRAINT_MIN_PITCH), "MIN_PITCH");
+	EXPECT_STREQ(uda_constraint_to_string(UDA_CONSTRAINT_MIN_SIZE), "MIN_SIZE");
 	EXPECT_EQ(uda_constraint_to_string(UDA_CONSTRAINT_COUNT), nullptr);
 	EXPECT_EQ(uda_constraint_to_string(static_cast<uda_constraint>(-1)), nullptr);
 }

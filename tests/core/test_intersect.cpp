@@ -239,6 +239,26 @@ TEST_F(Intersect, ContradictoryMergedPitchBoundsFailThePair)
 	EXPECT_EQ(count_of(intersect(a.get(), b.get()).get()), 1u);
 }
 
+// A device that reads past the planes (a V4L2 decoder's sizeimage) asks
+// for a minimum size: the larger one holds, and a maximum below it (once
+// aligned) leaves nothing.
+TEST_F(Intersect, MinSizeTakesTheMaximumAndMustFitTheMaxSize)
+{
+	auto decoder = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MIN_SIZE, 3133440}}}});
+	auto encoder = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MIN_SIZE, 3110400}}}});
+	SetSpec set = read_set(intersect(decoder.get(), encoder.get()).get(), 0);
+	EXPECT_EQ(set.constraints[UDA_CONSTRAINT_MIN_SIZE], 3133440u);
+	auto small = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_MAX_SIZE, 3110400}}}});
+	EXPECT_EQ(count_of(intersect(decoder.get(), small.get()).get()), 0u);
+	auto aligned = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)},
+	                                      {{UDA_CONSTRAINT_MAX_SIZE, 3140000}, {UDA_CONSTRAINT_SIZE_ALIGNMENT, 65536}}}});
+	EXPECT_EQ(count_of(intersect(decoder.get(), aligned.get()).get()), 0u)
+	        << "3133440 rounds up to 3145728, past the max";
+	auto roomy = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)},
+	                                    {{UDA_CONSTRAINT_MAX_SIZE, 3145728}, {UDA_CONSTRAINT_SIZE_ALIGNMENT, 65536}}}});
+	EXPECT_EQ(count_of(intersect(decoder.get(), roomy.get()).get()), 1u);
+}
+
 TEST_F(Intersect, OneSidedConstraintsPassThrough)
 {
 	auto a = make_list(ctx.get(), {{{layout(DRM_FORMAT_MOD_LINEAR)}, {{UDA_CONSTRAINT_SIZE_ALIGNMENT, 4096}}}});

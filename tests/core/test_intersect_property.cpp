@@ -26,6 +26,7 @@ Merge merge_of(uda_constraint c)
 	case UDA_CONSTRAINT_PLANE_ALIGNMENT:
 		return Merge::Lcm;
 	case UDA_CONSTRAINT_MIN_PITCH:
+	case UDA_CONSTRAINT_MIN_SIZE:
 		return Merge::Max;
 	default:
 		return Merge::Min;
@@ -71,7 +72,16 @@ bool consistent(const std::map<uda_constraint, uint64_t> &c)
 	}
 	auto max_size = get(UDA_CONSTRAINT_MAX_SIZE);
 	auto size_align = get(UDA_CONSTRAINT_SIZE_ALIGNMENT);
-	return !(max_size && size_align && *size_align > *max_size);
+	if (max_size && size_align && *size_align > *max_size)
+		return false;
+	auto min_size = get(UDA_CONSTRAINT_MIN_SIZE);
+	if (max_size && min_size) {
+		uint64_t align = size_align.value_or(1);
+		unsigned __int128 lowest = ((unsigned __int128)*min_size + align - 1) / align * align;
+		if (lowest > *max_size)
+			return false;
+	}
+	return true;
 }
 
 // DESIGN.md's intersect(set A, set B), written independently of core/.
@@ -224,6 +234,8 @@ class RandomLists
 			s.constraints[UDA_CONSTRAINT_MAX_PLANES] = static_cast<uint64_t>(pick(1, 4));
 		if (chance(20))
 			s.constraints[UDA_CONSTRAINT_MAX_SIZE] = static_cast<uint64_t>(pick(1, 1 << 20)) * 64;
+		if (chance(20))
+			s.constraints[UDA_CONSTRAINT_MIN_SIZE] = static_cast<uint64_t>(pick(0, 1 << 20)) * 64;
 		return s;
 	}
 };

@@ -157,6 +157,10 @@ static const char *format_set(uda_capability_set_builder *builder, const struct 
 		                             info.planes[p].vertical_subsampling);
 	if (size < needed)
 		return "the driver's sizeimage is below its planes";
+	/* The driver reads sizeimage bytes, which may run past the planes
+	 * (hantro's motion vectors): memory made elsewhere must hold them. */
+	if (uda_capability_set_builder_set_constraint(builder, UDA_CONSTRAINT_MIN_SIZE, size) != UDA_SUCCESS)
+		return "out of memory";
 	return NULL;
 }
 

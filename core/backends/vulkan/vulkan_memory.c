@@ -277,6 +277,18 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		                             "vulkan: the image needs %llu bytes, not a multiple of the set's %llu",
 		                             (unsigned long long)requirements.size, (unsigned long long)size_alignment);
 	}
+	/* Memory is dedicated, and a dedicated allocation is the image's
+	 * size (VUID-VkMemoryDedicatedAllocateInfo-image-02964): a device
+	 * that reads past the planes gets its memory from another. */
+	uint64_t min_size = 0;
+	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_MIN_SIZE, 0, &min_size);
+	if (requirements.size < min_size) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: the image takes %llu bytes, the set asks for at least %llu, and "
+		                             "its dedicated memory is the image's size",
+		                             (unsigned long long)requirements.size, (unsigned long long)min_size);
+	}
 	const bool mappable = uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
 	int type = choose_memory_type(device, requirements.memoryTypeBits, mappable);
 	if (type < 0) {

@@ -341,7 +341,11 @@ typedef enum uda_constraint {
 	UDA_CONSTRAINT_MAX_PLANES = 9,
 	/* Merged by maximum. */
 	UDA_CONSTRAINT_MIN_PITCH = 10,
-	UDA_CONSTRAINT_COUNT = 11,
+	/* Total size in bytes: a device that reads more than the planes
+	 * (a V4L2 decoder's sizeimage, with its motion vectors after the
+	 * picture) needs memory of at least this size. */
+	UDA_CONSTRAINT_MIN_SIZE = 11,
+	UDA_CONSTRAINT_COUNT = 12,
 } uda_constraint;
 
 /* Static name, "PITCH_ALIGNMENT"; NULL for an unknown constraint. */
