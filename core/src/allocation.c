@@ -383,6 +383,29 @@ static int stat_fd(int fd, struct stat *st)
 	return fstatat(fd, empty_path, st, AT_EMPTY_PATH);
 }
 
+/* An opaque fd that is a file is a software driver's memory (Mesa's
+ * lavapipe and llvmpipe export memfds), which the importing driver maps.
+ * A sender that shrinks the file afterwards makes the importing process
+ * fault when its driver reads (a compositor taken down by a client): the
+ * file is sealed against shrinking and growing here, by the importer, so
+ * the sender cannot take the seals back. What the driver reads of the
+ * file's own header is its backend's to check (lavapipe's and llvmpipe's
+ * are, core/backends/common/mesa_memory_file.c). Kernel drivers' opaque
+ * fds are objects of their own, not files, and pass untouched. */
+static uda_result seal_opaque_file(uda_context *ctx, int fd)
+{
+	const int wanted = F_SEAL_SHRINK | F_SEAL_GROW;
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals >= 0 && (seals & wanted) != wanted && fcntl(fd, F_ADD_SEALS, wanted) == 0)
+		seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & wanted) != wanted)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
+		                             "import: an opaque fd that is a file (a software driver's memory) must take "
+		                             "seals against shrinking and growing%s",
+		                             seals < 0 ? ", and this one is no memfd" : "");
+	return UDA_SUCCESS;
+}
+
 static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, const uda_allocation_metadata *m,
                                   bool *fd_open)
 {
@@ -403,6 +426,7 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
 		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
 		                             "import: an opaque fd from another device or driver (UUIDs differ from %s)",
 		                             device->name);
+
 	if (m->handle_type == UDA_HANDLE_TYPE_MEMFD) {
 		int seals = fcntl(fd, F_GET_SEALS);
 		if (seals < 0)
@@ -419,6 +443,8 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "import: fd holds %lld bytes, metadata claims %llu", (long long)size,
 		                             (unsigned long long)m->size);
+	if (m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD && S_ISREG(st.st_mode))
+		return seal_opaque_file(ctx, fd);
 	return UDA_SUCCESS;
 }
 

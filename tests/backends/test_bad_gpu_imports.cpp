@@ -2,8 +2,11 @@
 // result and message, none leaving a descriptor open, none reaching the
 // driver with a layout that does not fit the memory.
 #include <drm_fourcc.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include "fd_count.hpp"
 #include "gpu_fixture.hpp"
@@ -74,6 +77,68 @@ TEST_F(BadGpuImport, TheGoodImportsWork)
 		uda_allocation_destroy(imported);
 	}
 	EXPECT_EQ(open_fd_count(), before);
+}
+
+// lavapipe's and llvmpipe's opaque fds are memfds headed by {size_t size,
+// size_t offset}, which their import maps as told. A sender could shrink
+// the file or lie in the header, and the importing process (a compositor)
+// would fault when the driver reads: the importer seals the file, and
+// checks the header against it.
+class OpaqueFile : public BadGpuImport
+{
+protected:
+	// A copy of the export in a memfd of our own, its header patched.
+	int copy_of_export(unsigned memfd_flags, size_t header_size_factor, size_t header_offset_add)
+	{
+		struct stat st;
+		EXPECT_EQ(fstat(fd, &st), 0);
+		std::vector<char> bytes(static_cast<size_t>(st.st_size));
+		EXPECT_EQ(pread(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+		size_t header[2];
+		memcpy(header, bytes.data(), sizeof(header));
+		header[0] *= header_size_factor;
+		header[1] += header_offset_add;
+		memcpy(bytes.data(), header, sizeof(header));
+		const int copy = memfd_create("uda-test-opaque-copy", MFD_CLOEXEC | memfd_flags);
+		EXPECT_GE(copy, 0);
+		EXPECT_EQ(pwrite(copy, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+		return copy;
+	}
+};
+
+TEST_F(OpaqueFile, AnImportSealsItAgainstShrinking)
+{
+	const int copy = copy_of_export(MFD_ALLOW_SEALING, 1, 0);
+	for (uda_device *device : {vulkan, gl}) {
+		const uda_import_info info = {UDA_STRUCTURE_TYPE_IMPORT_INFO, nullptr, device, copy, &metadata, set, 0};
+		uda_allocation *imported = nullptr;
+		ASSERT_EQ(uda_import(&info, &imported), UDA_SUCCESS) << uda_context_get_error(ctx.get());
+		uda_allocation_destroy(imported);
+	}
+	EXPECT_EQ(ftruncate(copy, 0), -1) << "the sender can no longer shrink it";
+	EXPECT_EQ(errno, EPERM);
+	close(copy);
+}
+
+TEST_F(OpaqueFile, OneThatCannotBeSealedIsRefused)
+{
+	const int copy = copy_of_export(0, 1, 0);
+	for (uda_device *device : {vulkan, gl})
+		expect_refused(device, copy, metadata, UDA_ERROR_INVALID_ARGUMENT, "must take seals");
+	close(copy);
+}
+
+TEST_F(OpaqueFile, AHeaderThatSaysMoreThanTheFileHoldsIsRefused)
+{
+	const struct {
+		size_t size_factor, offset_add;
+	} lies[] = {{4, 0}, {1, 1u << 30}};
+	for (const auto &lie : lies) {
+		const int copy = copy_of_export(MFD_ALLOW_SEALING, lie.size_factor, lie.offset_add);
+		for (uda_device *device : {vulkan, gl})
+			expect_refused(device, copy, metadata, UDA_ERROR_INVALID_ARGUMENT, "says it maps");
+		close(copy);
+	}
 }
 
 TEST_F(BadGpuImport, OpaqueFdFromAnotherDeviceOrDriver)

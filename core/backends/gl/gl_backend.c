@@ -179,7 +179,10 @@ static void try_display(uda_context *ctx, EGLDisplay display, bool tracks_refere
 	if (!problem) {
 		load_functions(&device->gl);
 		const char *gl_extensions = (const char *)glGetString(GL_EXTENSIONS);
-		snprintf(device->name, sizeof(device->name), "%s (GL)", (const char *)glGetString(GL_RENDERER));
+		const char *renderer = (const char *)glGetString(GL_RENDERER);
+		snprintf(device->name, sizeof(device->name), "%s (GL)", renderer ? renderer : "?");
+		/* GL names no driver but in its renderer string. */
+		device->opaque_fds_are_mesa_files = renderer && strncmp(renderer, "llvmpipe", 8) == 0;
 		if (!has_word(gl_extensions, "GL_EXT_memory_object") || !device->gl.GetUnsignedBytevEXT ||
 		    !device->gl.GetUnsignedBytei_vEXT) {
 			problem = "no GL_EXT_memory_object, so no device UUID";

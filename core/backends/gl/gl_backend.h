@@ -42,6 +42,9 @@ struct gl_device {
 	uint8_t driver_uuid[UDA_UUID_SIZE];
 	char name[256];
 	bool has_memory_object_fd;
+	/* llvmpipe: its opaque fds are memfds headed by what its import
+	 * maps (mesa_memory_file.c). */
+	bool opaque_fds_are_mesa_files;
 	bool has_dma_buf_import;
 	bool has_dma_buf_modifiers;
 	GLint max_texture_size;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gl_backend.h"
+#include "mesa_memory_file.h"
 
 struct gl_allocation {
 	EGLContext context; /* where the GL names live */
@@ -222,6 +223,12 @@ uda_result gl_import(void *device_data, uda_context *ctx, int fd, bool take_fd, 
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "gl import: this GL makes no texture of format 0x%08x in the memory's order",
 		                             m->format);
+	char why[160];
+	const char *file_problem = m->handle_type == UDA_HANDLE_TYPE_OPAQUE_FD && device->opaque_fds_are_mesa_files
+	                                   ? mesa_memory_file_problem(fd, m->size, why, sizeof(why))
+	                                   : NULL;
+	if (file_problem)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "gl import: %s", file_problem);
 	struct gl_allocation *a = calloc(1, sizeof(*a));
 	if (!a)
 		return uda_context_set_error(ctx, UDA_ERROR_OUT_OF_MEMORY, "out of memory");

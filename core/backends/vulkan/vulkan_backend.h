@@ -86,6 +86,9 @@ struct vulkan_device {
 	/* VK_EXT_image_drm_format_modifier (with dma-buf): explicit layouts. */
 	bool has_drm_modifiers;
 	VkDeviceSize host_pointer_alignment;
+	/* lavapipe: its opaque fds are memfds headed by what its import
+	 * maps (mesa_memory_file.c). */
+	bool opaque_fds_are_mesa_files;
 
 	/* Rendering is bounded by these too (VkPhysicalDeviceLimits). */
 	uint32_t max_framebuffer_width, max_framebuffer_height;

@@ -109,9 +109,15 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
 	};
+	VkPhysicalDeviceDriverProperties driver = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+		.pNext = device->has_external_memory_host ? &host : NULL,
+	};
+	const bool knows_driver = base.apiVersion >= VK_API_VERSION_1_2 ||
+	                          vulkan_has_extension(&extensions, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
 	VkPhysicalDeviceIDProperties id = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
-		.pNext = device->has_external_memory_host ? &host : NULL,
+		.pNext = knows_driver ? (void *)&driver : driver.pNext,
 	};
 	VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
 	vkGetPhysicalDeviceProperties2(physical, &properties);
@@ -126,6 +132,7 @@ uda_result vulkan_device_open(struct vulkan_backend *backend, VkPhysicalDevice p
 	memcpy(device->device_uuid, id.deviceUUID, VK_UUID_SIZE);
 	memcpy(device->driver_uuid, id.driverUUID, VK_UUID_SIZE);
 	device->host_pointer_alignment = host.minImportedHostPointerAlignment;
+	device->opaque_fds_are_mesa_files = knows_driver && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
 	snprintf(device->name, sizeof(device->name), "%s (Vulkan)", base.deviceName);
 	vkGetPhysicalDeviceMemoryProperties(physical, &device->memory);
 

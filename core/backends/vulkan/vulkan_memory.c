@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "mesa_memory_file.h"
 #include "vulkan_backend.h"
 
 struct vulkan_allocation {
@@ -339,6 +340,12 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
                             struct vulkan_allocation *a, bool *consumed)
 {
 	const VkExternalMemoryHandleTypeFlagBits handle = vulkan_handle_type(m->handle_type);
+	char why[160];
+	const char *file_problem = handle == VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT && device->opaque_fds_are_mesa_files
+	                                   ? mesa_memory_file_problem(fd, m->size, why, sizeof(why))
+	                                   : NULL;
+	if (file_problem)
+		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "vulkan import: %s", file_problem);
 	struct vulkan_image_params params;
 	uda_result result = vulkan_image_params_for_set(device, ctx, a->format, set, 0, m->handle_type, &a->tiling,
 	                                                &a->modifier, &params);

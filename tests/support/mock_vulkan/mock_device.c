@@ -294,7 +294,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateMemory(VkDevice device, const VkMemo
 		}
 		memory->fd = import->fd; /* the import takes it */
 	} else {
-		memory->fd = memfd_create("uda-mock-vulkan", MFD_CLOEXEC);
+		memory->fd = memfd_create("uda-mock-vulkan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (memory->fd < 0 || ftruncate(memory->fd, (off_t)info->allocationSize) != 0) {
 			if (memory->fd >= 0)
 				close(memory->fd);
