@@ -61,6 +61,17 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	platform_busy++;
 	bool held = hold_buffer(surface, window);
 	platform_busy--;
+	/* Holding may have negotiated anew (a Wayland window whose
+	 * compositor's feedback changed, or which refused a buffer): the
+	 * buffers are then another uda_surface's, and the one read above is
+	 * gone. */
+	pthread_mutex_lock(&platform->lock);
+	window = surface->window;
+	pthread_mutex_unlock(&platform->lock);
+	if (!window) {
+		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the native window was destroyed");
+		return EGL_FALSE;
+	}
 	if (!held) {
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: no buffer: %s",
 		                   uda_context_get_error(uda_surface_get_context(window)));
@@ -102,6 +113,11 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 
 	/* The next frame's buffer: waits here while the consumer holds all
 	 * of them (FIFO), which paces the producer to the consumer. */
+	pthread_mutex_lock(&platform->lock);
+	window = surface->window;
+	pthread_mutex_unlock(&platform->lock);
+	if (!window)
+		return EGL_TRUE; /* the frame went out; the window is gone */
 	platform_busy++;
 	held = hold_buffer(surface, window);
 	platform_busy--;

@@ -164,6 +164,17 @@ void wayland_buffers_forget(struct wayland_window *window)
 	}
 }
 
+/* The layout of one buffer: the uda_surface negotiates again for a new
+ * size, and per-modifier limits (a maximum width) may pick another then. */
+static uint64_t allocation_modifier(uda_allocation *allocation)
+{
+	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
+	const uda_capability_set_list *set = NULL;
+	if (uda_allocation_get_capability_set(allocation, &set) == UDA_SUCCESS)
+		uda_capability_set_list_get_modifier(set, 0, &modifier);
+	return modifier;
+}
+
 /* The wl_buffer of a DMA-BUF buffer, made on first use. */
 struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
                                                         uda_allocation *allocation)
@@ -189,25 +200,13 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 	}
 	struct wl_buffer *buffer = window->path == WAYLAND_PATH_UDA
 	                                   ? wayland_uda_create_buffer(window->wayland, allocation)
-	                                   : wayland_dmabuf_create_buffer(window->wayland, allocation, window->modifier);
+	                                   : wayland_dmabuf_create_buffer(window->wayland, allocation,
+	                                                                  allocation_modifier(allocation));
 	if (!buffer)
 		return NULL;
 	*free_slot = (struct wayland_dmabuf_buffer){window, buffer_id, buffer, false};
 	wl_buffer_add_listener(buffer, &dmabuf_buffer_listener, free_slot);
 	return free_slot;
-}
-
-static uint64_t modifier_of(uda_surface *buffers)
-{
-	uda_surface_buffer buffer;
-	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
-	if (uda_surface_dequeue(buffers, 0, &buffer) != UDA_SUCCESS)
-		return modifier;
-	const uda_capability_set_list *set = NULL;
-	if (uda_allocation_get_capability_set(buffer.allocation, &set) == UDA_SUCCESS)
-		uda_capability_set_list_get_modifier(set, 0, &modifier);
-	uda_surface_cancel(buffers, buffer.buffer_id);
-	return modifier;
 }
 
 /* Buffers for the window at this size: DMA-BUFs the compositor takes
@@ -233,17 +232,18 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 	}
 	buffers = feedback && !window->dmabuf_refused ? negotiate_dmabuf(window, feedback, width, height) : NULL;
 	if (buffers) {
-		window->modifier = modifier_of(buffers);
 		uda_surface_buffer first;
 		struct wayland_dmabuf_buffer *offered = NULL;
+		uint64_t modifier = DRM_FORMAT_MOD_INVALID;
 		if (uda_surface_dequeue(buffers, 0, &first) == UDA_SUCCESS) {
+			modifier = allocation_modifier(first.allocation);
 			offered = wayland_buffers_dmabuf_of(window, first.buffer_id, first.allocation);
 			uda_surface_cancel(buffers, first.buffer_id);
 		}
 		if (offered) {
 			window->path = WAYLAND_PATH_DMABUF;
 			platform_debug("Wayland: %ux%u frames go to the compositor as DMA-BUFs of modifier 0x%016llx", width,
-			               height, (unsigned long long)window->modifier);
+			               height, (unsigned long long)modifier);
 			return buffers;
 		}
 		wayland_buffers_forget(window);
@@ -275,7 +275,6 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 	uint32_t width = 0, height = 0;
 	uda_surface_get_size(surface->window, &width, &height);
 	const enum wayland_buffer_path old_path = window->path;
-	const uint64_t old_modifier = window->modifier;
 	struct wayland_dmabuf_buffer old[UDA_SURFACE_MAX_BUFFERS];
 	memcpy(old, window->dmabuf, sizeof(old));
 	memset(window->dmabuf, 0, sizeof(window->dmabuf));
@@ -285,7 +284,6 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 		wayland_buffers_forget(window);
 		memcpy(window->dmabuf, old, sizeof(old));
 		window->path = old_path;
-		window->modifier = old_modifier;
 		return;
 	}
 	platform_debug("Wayland: the surface's feedback changed: buffers negotiated again");

@@ -121,7 +121,6 @@ struct wayland_window {
 	struct wayland_shm_buffer shm[WAYLAND_MAX_SHM_BUFFERS];
 	uint64_t frames_presented;
 	enum wayland_buffer_path path;
-	uint64_t modifier; /* DMABUF: the buffers' layout */
 	struct wayland_dmabuf_buffer dmabuf[UDA_SURFACE_MAX_BUFFERS];
 	/* Version 4: the surface's own feedback, and the generation of it
 	 * (or of the default) the buffers were negotiated for. */
