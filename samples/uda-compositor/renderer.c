@@ -309,8 +309,11 @@ struct renderer_image *renderer_image_create(struct renderer *r, uda_allocation 
 	                                                 image->image, VK_NULL_HANDLE};
 	const VkImportMemoryUdaAllocationInfoUDA import = {VK_STRUCTURE_TYPE_IMPORT_MEMORY_UDA_ALLOCATION_INFO_UDA,
 	                                                   &dedicated, allocation};
-	/* The memory's own size: an opaque import repeats the export's. */
-	const VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import, metadata.size,
+	/* An opaque import repeats the export's size; a dedicated import of
+	 * a DMA-BUF (often larger than the image) is the image's size
+	 * (VUID-VkMemoryDedicatedAllocateInfo-image-02964). */
+	const VkDeviceSize size = metadata.handle_type == UDA_HANDLE_TYPE_OPAQUE_FD ? metadata.size : requirements.size;
+	const VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import, size,
 	                                    requirements.memoryTypeBits
 	                                            ? (uint32_t)__builtin_ctz(requirements.memoryTypeBits)
 	                                            : 0};

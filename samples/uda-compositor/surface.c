@@ -155,9 +155,13 @@ static bool take_shm(struct surface *surface, struct wl_shm_buffer *shm)
 		}
 	}
 	/* A pool the client shrank reads as zeros; libwayland then sends
-	 * wl_shm's invalid_fd error and the client goes. */
-	if (uda_wayland_shm_copy(shm, surface->shm_copy) != UDA_SUCCESS)
+	 * wl_shm's invalid_fd error and the client goes. A buffer the copy
+	 * refuses (rows shorter than its pixels, which libwayland lets
+	 * through) shows nothing rather than an old or unwritten frame. */
+	if (uda_wayland_shm_copy(shm, surface->shm_copy) != UDA_SUCCESS) {
 		fprintf(stderr, "uda-compositor: a wl_shm copy: %s\n", uda_context_get_error(compositor->ctx));
+		return false;
+	}
 	surface->width = width;
 	surface->height = height;
 	return true;
@@ -178,10 +182,13 @@ static void surface_commit(struct wl_client *client, struct wl_resource *resourc
 			                       "a wl_buffer this compositor did not make");
 			return;
 		}
+		/* The new buffer is held before the old one goes: committing
+		 * the buffer on screen again must not release it. */
+		if (ours)
+			client_buffer_hold(ours);
 		release_content(surface);
 		surface->has_content = false;
 		if (ours) {
-			client_buffer_hold(ours);
 			surface->current = ours;
 			surface->width = ours->width;
 			surface->height = ours->height;
