@@ -101,8 +101,9 @@ void gl_target_release(struct platform_display *display, struct gl_target *targe
 
 bool gl_has_flip_y(struct uda_platform *platform)
 {
-	if (platform->flip_y_support)
-		return platform->flip_y_support > 0;
+	const int known = __atomic_load_n(&platform->flip_y_support, __ATOMIC_RELAXED);
+	if (known)
+		return known > 0;
 	bool found = false;
 	if (platform->gl.FramebufferParameteriMESA) {
 		GLint count = 0;
@@ -113,7 +114,7 @@ bool gl_has_flip_y(struct uda_platform *platform)
 		}
 	}
 	/* One driver, one answer: asked in the first context. */
-	platform->flip_y_support = found ? 1 : -1;
+	__atomic_store_n(&platform->flip_y_support, found ? 1 : -1, __ATOMIC_RELAXED);
 	return found;
 }
 

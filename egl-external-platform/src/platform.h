@@ -126,7 +126,9 @@ struct uda_platform {
 	 * to the platform: window surfaces can be rendered straight into
 	 * their buffers (docs/egl-platform.md). */
 	bool host_interposes_gl;
-	int flip_y_support; /* 0 not asked yet, 1 yes, -1 no */
+	/* 0 not asked yet, 1 yes, -1 no: asked by whichever thread makes a
+	 * window current first, maybe two at once (the same answer). */
+	int flip_y_support; /* __atomic_load_n / __atomic_store_n only */
 	/* Guards the display list and every list hanging from a display. */
 	pthread_mutex_t lock;
 	struct platform_display *displays;

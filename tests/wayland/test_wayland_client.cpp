@@ -175,6 +175,50 @@ TEST_P(WaylandClientTest, TwoWindowsAtOnce)
 	EXPECT_TRUE(shows(shot, second_picture, 120, 60));
 }
 
+// Two windows rendered on two threads at once (a toolkit's render thread
+// per window): each window's events are dispatched on its own queue, so
+// neither thread runs the other window's release, frame or feedback
+// handlers while that window is using them.
+TEST_P(WaylandClientTest, TwoWindowsSwapOnTwoThreadsAtOnce)
+{
+	WaylandWindow a(*client, 100, 80), b(*client, 120, 60);
+	ASSERT_TRUE(a.ok() && b.ok()) << std::hex << eglGetError();
+	const EGLint context_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+	const EGLContext second = eglCreateContext(client->egl(), client->config(), EGL_NO_CONTEXT, context_attribs);
+	ASSERT_NE(second, EGL_NO_CONTEXT);
+	std::atomic<int> failed_swaps{0};
+	const auto render = [&](const WaylandWindow &window, EGLContext context, const Quadrants &q, int width,
+	                        int height) {
+		if (!eglMakeCurrent(client->egl(), window.egl_surface(), window.egl_surface(), context)) {
+			failed_swaps += 1000;
+			return;
+		}
+		eglSwapInterval(client->egl(), 0);
+		for (int frame = 0; frame < 120; frame++) {
+			glViewport(0, 0, width, height);
+			draw(q, width, height);
+			if (!eglSwapBuffers(client->egl(), window.egl_surface()))
+				failed_swaps++;
+		}
+		// Paced again, so the last frame is on screen before the shot.
+		eglSwapInterval(client->egl(), 1);
+		for (int frame = 0; frame < 3; frame++) {
+			draw(q, width, height);
+			eglSwapBuffers(client->egl(), window.egl_surface());
+		}
+		eglMakeCurrent(client->egl(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	};
+	std::thread first(render, std::cref(a), client->context(), std::cref(first_picture), 100, 80);
+	std::thread other(render, std::cref(b), second, std::cref(second_picture), 120, 60);
+	first.join();
+	other.join();
+	eglDestroyContext(client->egl(), second);
+	EXPECT_EQ(failed_swaps.load(), 0);
+	Screenshot shot = screenshot();
+	EXPECT_TRUE(shows(shot, first_picture, 100, 80));
+	EXPECT_TRUE(shows(shot, second_picture, 120, 60));
+}
+
 // eglSwapBuffersWithDamageKHR reaches the compositor as damage_buffer:
 // the second frame changes every quadrant but damages only the top-left
 // one, and Weston (which takes only damaged wl_shm pixels into its
@@ -273,6 +317,29 @@ TEST_P(WaylandClientTest, EglTerminateWithWindowsAlive)
 	EXPECT_FALSE(eglSwapBuffers(client->egl(), window->egl_surface()));
 	window->release_egl_surface();
 	window.reset();
+}
+
+// EGL lets eglTerminate come while a window is still current: the window
+// lives on until it is released, and the compositor's answers to its last
+// frames (releases, the frame callback) still come. They land on the
+// window's own queue, which outlives the display's, and run nothing of a
+// terminated display.
+TEST_P(WaylandClientTest, EglTerminateWhileAWindowIsCurrent)
+{
+	auto window = std::make_unique<WaylandWindow>(*client, 64, 64);
+	ASSERT_TRUE(window->ok());
+	show(*window, first_picture, 64, 64, 2);
+	ASSERT_TRUE(eglTerminate(client->egl()));
+	// The compositor answers the frames meanwhile.
+	for (int i = 0; i < 3; i++)
+		ASSERT_GE(wl_display_roundtrip(client->display()), 0);
+	EXPECT_FALSE(eglSwapBuffers(client->egl(), window->egl_surface()));
+	// Released: the window and its queue go now.
+	EXPECT_TRUE(eglMakeCurrent(client->egl(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ASSERT_GE(wl_display_roundtrip(client->display()), 0);
+	window->release_egl_surface();
+	window.reset();
+	client->forget_egl();
 }
 
 TEST_P(WaylandClientTest, ADestroyedNativeWindowFailsTheSwap)

@@ -199,8 +199,8 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 			return NULL;
 	}
 	struct wl_buffer *buffer = window->path == WAYLAND_PATH_UDA
-	                                   ? wayland_uda_create_buffer(window->wayland, allocation)
-	                                   : wayland_dmabuf_create_buffer(window->wayland, allocation,
+	                                   ? wayland_uda_create_buffer(window, allocation)
+	                                   : wayland_dmabuf_create_buffer(window, allocation,
 	                                                                  allocation_modifier(allocation));
 	if (!buffer)
 		return NULL;
@@ -216,21 +216,27 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t width, uint32_t height)
 {
 	uint64_t generation = 0;
+	wayland_buffers_forget(window);
+	/* The default feedback is the display queue's, which another
+	 * window's thread may be dispatching: read under the lock. */
+	pthread_mutex_lock(&window->wayland->lock);
 	const struct feedback *feedback = window_feedback(window, &generation);
 	window->negotiated_generation = generation;
 	window->negotiated_uda_generation = window->uda_sets.generation;
-	wayland_buffers_forget(window);
 	/* uda's protocol first: the compositor took these sets from its own
 	 * devices, whole. A buffer it cannot import is a protocol error
 	 * there, so no buffer is offered ahead. */
 	const uda_capability_set_list *uda_sets = uda_sets_receiver_find(&window->uda_sets, window->format);
 	uda_surface *buffers = uda_sets ? negotiate_uda(window, uda_sets, width, height) : NULL;
-	if (buffers) {
+	const bool by_uda = buffers != NULL;
+	if (!buffers && feedback && !window->dmabuf_refused)
+		buffers = negotiate_dmabuf(window, feedback, width, height);
+	pthread_mutex_unlock(&window->wayland->lock);
+	if (by_uda) {
 		window->path = WAYLAND_PATH_UDA;
 		platform_debug("Wayland: %ux%u frames go to the compositor through uda's protocol", width, height);
 		return buffers;
 	}
-	buffers = feedback && !window->dmabuf_refused ? negotiate_dmabuf(window, feedback, width, height) : NULL;
 	if (buffers) {
 		uda_surface_buffer first;
 		struct wayland_dmabuf_buffer *offered = NULL;

@@ -82,11 +82,29 @@ const struct platform_module platform_module_wayland = {
 	.unload = wayland_unload,
 };
 
-int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms)
+/* What came for `queue`; for a window's, what came for the display's too
+ * (its default feedback), where no other thread is at it. */
+static int dispatch_pending(struct wayland_display *wayland, struct wl_event_queue *queue)
 {
 	struct wl_display *native = wayland->native;
-	if (wl_display_prepare_read_queue(native, wayland->queue) != 0)
-		return wl_display_dispatch_queue_pending(native, wayland->queue) < 0 ? -1 : 1;
+	if (queue != wayland->queue && pthread_mutex_trylock(&wayland->lock) == 0) {
+		if (wayland->queue)
+			wl_display_dispatch_queue_pending(native, wayland->queue);
+		pthread_mutex_unlock(&wayland->lock);
+	} else if (queue == wayland->queue) {
+		pthread_mutex_lock(&wayland->lock);
+		const int dispatched = wl_display_dispatch_queue_pending(native, queue);
+		pthread_mutex_unlock(&wayland->lock);
+		return dispatched < 0 ? -1 : 1;
+	}
+	return wl_display_dispatch_queue_pending(native, queue) < 0 ? -1 : 1;
+}
+
+int wayland_display_dispatch(struct wayland_display *wayland, struct wl_event_queue *queue, int timeout_ms)
+{
+	struct wl_display *native = wayland->native;
+	if (wl_display_prepare_read_queue(native, queue) != 0)
+		return dispatch_pending(wayland, queue);
 	/* Requests must be out before waiting for their answers; a full
 	 * socket (EAGAIN) drains while we poll. */
 	if (wl_display_flush(native) < 0 && errno != EAGAIN) {
@@ -104,15 +122,16 @@ int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms)
 	}
 	if (wl_display_read_events(native) < 0)
 		return -1;
-	return wl_display_dispatch_queue_pending(native, wayland->queue) < 0 ? -1 : 1;
+	return dispatch_pending(wayland, queue);
 }
 
-bool wayland_display_wait_for(struct wayland_display *wayland, const bool *flag, int timeout_ms)
+bool wayland_display_wait_for(struct wayland_display *wayland, struct wl_event_queue *queue, const bool *flag,
+                              int timeout_ms)
 {
 	const int64_t deadline = wayland_now_ms() + timeout_ms;
 	while (!*flag) {
 		int64_t left = deadline - wayland_now_ms();
-		if (left <= 0 || wayland_display_dispatch(wayland, (int)left) < 0)
+		if (left <= 0 || wayland_display_dispatch(wayland, queue, (int)left) < 0)
 			break;
 	}
 	return *flag;
@@ -142,7 +161,7 @@ static bool roundtrip(struct wayland_display *wayland)
 	if (!callback)
 		return false;
 	wl_callback_add_listener(callback, &sync_listener, &done);
-	if (!wayland_display_wait_for(wayland, &done, WAYLAND_ANSWER_TIMEOUT_MS))
+	if (!wayland_display_wait_for(wayland, wayland->queue, &done, WAYLAND_ANSWER_TIMEOUT_MS))
 		wl_callback_destroy(callback);
 	return done;
 }
@@ -269,8 +288,11 @@ static void wayland_unload(struct uda_platform *platform)
 	platform->module_data = NULL;
 }
 
+/* Windows that outlive eglTerminate (current on a thread) keep their own
+ * queues and objects; only the display's go. */
 static void disconnect(struct wayland_display *wayland)
 {
+	pthread_mutex_lock(&wayland->lock);
 	wayland_dmabuf_unbind(wayland);
 	wayland_uda_unbind(wayland);
 	if (wayland->shm)
@@ -286,6 +308,7 @@ static void disconnect(struct wayland_display *wayland)
 	wayland->wrapper = NULL;
 	wayland->queue = NULL;
 	wayland->shm_format_count = 0;
+	pthread_mutex_unlock(&wayland->lock);
 }
 
 static bool connect_display(struct wayland_display *wayland)
@@ -315,6 +338,7 @@ static bool wayland_initialize(struct platform_display *display)
 		}
 		wayland->display = display;
 		wayland->native = display->native;
+		pthread_mutex_init(&wayland->lock, NULL);
 		display->impl_data = wayland;
 	}
 	if (!wayland->native) {
@@ -375,6 +399,7 @@ static void wayland_destroy(struct platform_display *display)
 	disconnect(wayland);
 	if (!display->native && wayland->native)
 		wl_display_disconnect(wayland->native);
+	pthread_mutex_destroy(&wayland->lock);
 	free(wayland);
 	display->impl_data = NULL;
 }

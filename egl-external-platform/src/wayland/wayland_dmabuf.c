@@ -172,15 +172,17 @@ static const struct zwp_linux_buffer_params_v1_listener params_events = {
  * buffer answers `failed` instead of ending the application's connection
  * (create_immed's invalid_wl_buffer error), and the window falls back to
  * wl_shm. Once per buffer: wl_buffers are kept with their allocations. */
-struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_display *wayland, uda_allocation *allocation,
+struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_window *window, uda_allocation *allocation,
                                                uint64_t modifier)
 {
+	struct wayland_display *wayland = window->wayland;
 	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
 	int fd = -1;
 	if (uda_allocation_get_metadata(allocation, &metadata) != UDA_SUCCESS ||
 	    uda_allocation_export(allocation, UDA_HANDLE_TYPE_DMA_BUF, &fd) != UDA_SUCCESS)
 		return NULL;
-	struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(wayland->dmabuf);
+	struct zwp_linux_buffer_params_v1 *params =
+	        window->dmabuf_global ? zwp_linux_dmabuf_v1_create_params(window->dmabuf_global) : NULL;
 	if (!params) {
 		close(fd);
 		return NULL;
@@ -201,7 +203,7 @@ struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_display *wayland, 
 		zwp_linux_buffer_params_v1_create(params, (int32_t)metadata.width, (int32_t)metadata.height,
 		                                  metadata.format, 0);
 	if (fits)
-		wayland_display_wait_for(wayland, &answer.answered, WAYLAND_ANSWER_TIMEOUT_MS);
+		wayland_display_wait_for(wayland, window->queue, &answer.answered, WAYLAND_ANSWER_TIMEOUT_MS);
 	zwp_linux_buffer_params_v1_destroy(params);
 	if (!answer.buffer)
 		platform_debug("Wayland: the compositor did not take a DMA-BUF of modifier 0x%016llx",

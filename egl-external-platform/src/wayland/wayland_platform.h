@@ -3,6 +3,7 @@
 #ifndef UDA_EGL_WAYLAND_PLATFORM_H
 #define UDA_EGL_WAYLAND_PLATFORM_H
 
+#include <pthread.h>
 #include <wayland-client.h>
 #include <wayland-egl-backend.h>
 
@@ -33,10 +34,15 @@ struct dmabuf_feedback_listener {
 #define WAYLAND_MAX_SHM_BUFFERS 4u
 
 /* What the compositor offers, bound on the display's own event queue so
- * the application's dispatching never runs the platform's handlers. */
+ * the application's dispatching never runs the platform's handlers. Each
+ * window has a queue of its own besides (struct wayland_window): windows
+ * swapped on two threads never run each other's handlers. */
 struct wayland_display {
 	struct platform_display *display;
 	struct wl_display *native;
+	/* Held while the display's queue is dispatched and while a window
+	 * reads what its handlers write (the default feedback). */
+	pthread_mutex_t lock;
 	struct wl_event_queue *queue;
 	struct wl_display *wrapper; /* native, its events on `queue` */
 	struct wl_registry *registry;
@@ -105,6 +111,14 @@ struct wayland_dmabuf_buffer {
 struct wayland_window {
 	struct platform_surface *surface;
 	struct wayland_display *wayland;
+	/* The window's own queue: its wl_surface, frame callbacks, buffers,
+	 * feedback and sets live on it, made through wrappers of the
+	 * display's globals (NULL where the compositor lacks one), named
+	 * *_global beside the window's buffers of the same protocols. */
+	struct wl_event_queue *queue;
+	struct zwp_linux_dmabuf_v1 *dmabuf_global;
+	struct wl_shm *shm_global;
+	struct uda_allocation_manager_v1 *uda_manager;
 	/* The application's; NULL once it destroyed it (the surface is lost). */
 	struct wl_egl_window *native;
 	struct wl_surface *wl_surface; /* a wrapper of the native's, on our queue */
@@ -137,15 +151,18 @@ struct wayland_window {
 
 /* wayland_display.c */
 extern const struct platform_module platform_module_wayland;
-/* Dispatches the display's queue, waiting at most timeout_ms for events
- * to arrive: 1 events were read (for any queue) or dispatched, 0 timed
- * out, -1 the connection failed. */
-int wayland_display_dispatch(struct wayland_display *wayland, int timeout_ms);
+/* Dispatches `queue` (the display's or a window's), waiting at most
+ * timeout_ms for events to arrive: 1 events were read (for any queue) or
+ * dispatched, 0 timed out, -1 the connection failed. A window's dispatch
+ * also runs what came for the display's queue, unless another thread is
+ * at it. */
+int wayland_display_dispatch(struct wayland_display *wayland, struct wl_event_queue *queue, int timeout_ms);
 /* CLOCK_MONOTONIC in milliseconds, for the deadlines of bounded waits. */
 int64_t wayland_now_ms(void);
-/* Dispatches the display's queue until an event handler sets *flag, for
- * at most timeout_ms; returns *flag. */
-bool wayland_display_wait_for(struct wayland_display *wayland, const bool *flag, int timeout_ms);
+/* Dispatches `queue` until an event handler sets *flag, for at most
+ * timeout_ms; returns *flag. */
+bool wayland_display_wait_for(struct wayland_display *wayland, struct wl_event_queue *queue, const bool *flag,
+                              int timeout_ms);
 /* Whether `size` bytes at `pointer` lie on mapped pages, so a native of
  * unknown kind can be looked at (Mesa asks the same question this way). */
 bool wayland_readable(const void *pointer, size_t size);
@@ -179,7 +196,7 @@ bool wayland_uda_listen(struct wayland_window *window);
 void wayland_uda_stop(struct wayland_window *window);
 /* A wl_buffer of the allocation, sent with its metadata; NULL (logged)
  * where it cannot be exported. */
-struct wl_buffer *wayland_uda_create_buffer(struct wayland_display *wayland, uda_allocation *allocation);
+struct wl_buffer *wayland_uda_create_buffer(struct wayland_window *window, uda_allocation *allocation);
 
 /* wayland_dmabuf.c */
 void wayland_dmabuf_bind(struct wayland_display *wayland, struct wl_registry *registry, uint32_t name,
@@ -192,7 +209,7 @@ void dmabuf_feedback_listen(struct dmabuf_feedback_listener *state, struct zwp_l
 void dmabuf_feedback_stop(struct dmabuf_feedback_listener *state);
 /* A wl_buffer of the allocation, exported as one DMA-BUF; NULL (logged)
  * when it cannot be exported or the compositor refused it. */
-struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_display *wayland, uda_allocation *allocation,
+struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_window *window, uda_allocation *allocation,
                                                uint64_t modifier);
 
 /* wayland_shm.c */

@@ -98,7 +98,7 @@ static bool buffer_make(struct wayland_window *window, struct wayland_shm_buffer
 		buffer_destroy(buffer);
 		return false;
 	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(wayland->shm, fd, (int32_t)metadata.size);
+	struct wl_shm_pool *pool = window->shm_global ? wl_shm_create_pool(window->shm_global, fd, (int32_t)metadata.size) : NULL;
 	close(fd); /* the request carries its own copy */
 	buffer->buffer = pool ? wl_shm_pool_create_buffer(pool, (int32_t)metadata.planes[0].offset, (int32_t)width,
 	                                                  (int32_t)height, (int32_t)metadata.planes[0].pitch,
@@ -142,14 +142,14 @@ struct wayland_shm_buffer *wayland_shm_acquire(struct wayland_window *window, ui
 	struct uda_platform *platform = window->surface->display->platform;
 	const int64_t deadline = wayland_now_ms() + WAYLAND_SHM_RELEASE_TIMEOUT_MS;
 	/* Releases that already came are read first. */
-	if (wayland_display_dispatch(window->wayland, 0) < 0) {
+	if (wayland_display_dispatch(window->wayland, window->queue, 0) < 0) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the compositor is gone");
 		return NULL;
 	}
 	struct wayland_shm_buffer *buffer;
 	while (!(buffer = find_idle(window, width, height))) {
 		int64_t left = deadline - wayland_now_ms();
-		int dispatched = left > 0 ? wayland_display_dispatch(window->wayland, (int)left) : 0;
+		int dispatched = left > 0 ? wayland_display_dispatch(window->wayland, window->queue, (int)left) : 0;
 		if (dispatched < 0 || left <= 0) {
 			platform_set_error(platform, dispatched < 0 ? EGL_BAD_NATIVE_WINDOW : EGL_BAD_ALLOC,
 			                   "eglSwapBuffers: the compositor %s",

@@ -49,9 +49,9 @@ bool wayland_uda_listen(struct wayland_window *window)
 {
 	struct wayland_display *wayland = window->wayland;
 	uda_sets_receiver_init(&window->uda_sets, wayland->context);
-	if (!wayland->uda_manager)
+	if (!window->uda_manager)
 		return false;
-	window->uda_sets_object = uda_allocation_manager_v1_get_surface_sets(wayland->uda_manager, window->wl_surface);
+	window->uda_sets_object = uda_allocation_manager_v1_get_surface_sets(window->uda_manager, window->wl_surface);
 	if (!window->uda_sets_object)
 		return false;
 	uda_surface_sets_v1_add_listener(window->uda_sets_object, &sets_events, &window->uda_sets);
@@ -83,8 +83,9 @@ static uda_handle_type handle_of(uda_allocation *allocation)
 	return UDA_HANDLE_TYPE_NONE;
 }
 
-struct wl_buffer *wayland_uda_create_buffer(struct wayland_display *wayland, uda_allocation *allocation)
+struct wl_buffer *wayland_uda_create_buffer(struct wayland_window *window, uda_allocation *allocation)
 {
+	struct wayland_display *wayland = window->wayland;
 	const uda_handle_type handle = handle_of(allocation);
 	size_t size = 0;
 	if (handle == UDA_HANDLE_TYPE_NONE)
@@ -98,7 +99,8 @@ struct wl_buffer *wayland_uda_create_buffer(struct wayland_display *wayland, uda
 	if (bytes && uda_allocation_serialize_metadata(allocation, handle, bytes, size, &size) == UDA_SUCCESS &&
 	    uda_allocation_export(allocation, handle, &fd) == UDA_SUCCESS) {
 		struct wl_array metadata = {.size = size, .alloc = size, .data = bytes};
-		buffer = uda_allocation_manager_v1_create_buffer(wayland->uda_manager, fd, &metadata);
+		buffer = window->uda_manager ? uda_allocation_manager_v1_create_buffer(window->uda_manager, fd, &metadata)
+		                             : NULL;
 	}
 	if (fd >= 0)
 		close(fd); /* the request carries its own copy */

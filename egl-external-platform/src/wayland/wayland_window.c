@@ -69,7 +69,7 @@ static bool wayland_dequeue(struct platform_surface *surface, uda_surface *buffe
 	struct wayland_window *window = surface->window_data;
 	struct uda_platform *platform = surface->display->platform;
 	/* Releases and feedback that came meanwhile. */
-	if (wayland_display_dispatch(window->wayland, 0) >= 0)
+	if (wayland_display_dispatch(window->wayland, window->queue, 0) >= 0)
 		wayland_buffers_follow_feedback(window);
 	const int64_t deadline = wayland_now_ms() + WAYLAND_RELEASE_TIMEOUT_MS;
 	for (;;) {
@@ -84,7 +84,7 @@ static bool wayland_dequeue(struct platform_surface *surface, uda_surface *buffe
 		/* Every buffer is with the compositor: its releases come as
 		 * events on the platform's queue. */
 		int64_t left = deadline - wayland_now_ms();
-		if (connection_lost(window) || left <= 0 || wayland_display_dispatch(window->wayland, (int)left) < 0) {
+		if (connection_lost(window) || left <= 0 || wayland_display_dispatch(window->wayland, window->queue, (int)left) < 0) {
 			platform_set_error(platform, connection_lost(window) ? EGL_BAD_NATIVE_WINDOW : EGL_BAD_ALLOC,
 			                   "no buffer: the compositor %s",
 			                   connection_lost(window) ? "is gone" : "released none in time");
@@ -109,7 +109,7 @@ static void wait_for_frame_callback(struct wayland_window *window)
 	const int64_t deadline = wayland_now_ms() + WAYLAND_FRAME_TIMEOUT_MS;
 	while (window->frame_callback && !connection_lost(window)) {
 		int64_t left = deadline - wayland_now_ms();
-		if (left <= 0 || wayland_display_dispatch(window->wayland, (int)left) < 0)
+		if (left <= 0 || wayland_display_dispatch(window->wayland, window->queue, (int)left) < 0)
 			break;
 	}
 	if (window->frame_callback) {
@@ -233,6 +233,39 @@ static void wayland_set_swap_interval(struct platform_surface *surface, EGLint i
 	window->swap_interval = interval;
 }
 
+/* The window's queue, once every object on it is gone. */
+static void destroy_queue(struct wayland_window *window)
+{
+	if (window->wl_surface)
+		wl_proxy_wrapper_destroy(window->wl_surface);
+	if (window->dmabuf_global)
+		wl_proxy_wrapper_destroy(window->dmabuf_global);
+	if (window->shm_global)
+		wl_proxy_wrapper_destroy(window->shm_global);
+	if (window->uda_manager)
+		wl_proxy_wrapper_destroy(window->uda_manager);
+	if (window->queue)
+		wl_event_queue_destroy(window->queue);
+	window->wl_surface = NULL;
+	window->dmabuf_global = NULL;
+	window->shm_global = NULL;
+	window->uda_manager = NULL;
+	window->queue = NULL;
+}
+
+/* A wrapper of one of the display's globals whose requests make objects
+ * on the window's queue; NULL where the global is absent. */
+static void *wrap(void *global, struct wl_event_queue *queue, bool *failed)
+{
+	if (!global)
+		return NULL;
+	struct wl_proxy *wrapper = wl_proxy_create_wrapper(global);
+	if (wrapper)
+		wl_proxy_set_queue(wrapper, queue);
+	*failed = *failed || !wrapper;
+	return wrapper;
+}
+
 static void wayland_destroy(struct platform_surface *surface)
 {
 	struct wayland_window *window = surface->window_data;
@@ -245,8 +278,7 @@ static void wayland_destroy(struct platform_surface *surface)
 	dmabuf_feedback_stop(&window->feedback);
 	wayland_uda_stop(window);
 	wayland_shm_destroy_all(window);
-	if (window->wl_surface)
-		wl_proxy_wrapper_destroy(window->wl_surface);
+	destroy_queue(window);
 	pthread_mutex_lock(&platform->lock);
 	struct wl_egl_window *native = window->native;
 	if (native) {
@@ -300,28 +332,42 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 	window->format = format;
 	window->swap_interval = 1;
 	window->shm_format = wayland_shm_format_for(wayland, format, &window->shm_swizzle);
-	window->wl_surface = wl_proxy_create_wrapper(native->surface);
-	if (!window->wl_surface) {
+	/* The display's globals, read under its lock: eglTerminate on
+	 * another thread takes them away. */
+	bool failed = false;
+	pthread_mutex_lock(&wayland->lock);
+	window->queue = wayland->queue ? wl_display_create_queue(wayland->native) : NULL;
+	failed = !window->queue;
+	if (!failed) {
+		window->wl_surface = wrap(native->surface, window->queue, &failed);
+		window->dmabuf_global = wrap(wayland->dmabuf, window->queue, &failed);
+		window->shm_global = wrap(wayland->shm, window->queue, &failed);
+		window->uda_manager = wrap(wayland->uda_manager, window->queue, &failed);
+	}
+	pthread_mutex_unlock(&wayland->lock);
+	if (failed) {
+		destroy_queue(window);
 		free(window);
-		platform_set_error(platform, EGL_BAD_ALLOC, "out of memory");
+		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: %s",
+		                   wayland->queue ? "out of memory" : "the display was terminated");
 		return false;
 	}
-	wl_proxy_set_queue((struct wl_proxy *)window->wl_surface, wayland->queue);
 	window->wl_surface_version = wl_proxy_get_version((struct wl_proxy *)native->surface);
 	/* Version 4: the surface's own feedback (a scanout tranche when it
 	 * could go to a plane), waited for once, bounded. */
-	if (wayland->dmabuf && wayland->dmabuf_version >= 4) {
+	if (window->dmabuf_global && wayland->dmabuf_version >= 4) {
 		struct zwp_linux_dmabuf_feedback_v1 *object =
-		        zwp_linux_dmabuf_v1_get_surface_feedback(wayland->dmabuf, window->wl_surface);
+		        zwp_linux_dmabuf_v1_get_surface_feedback(window->dmabuf_global, window->wl_surface);
 		if (object) {
 			dmabuf_feedback_listen(&window->feedback, object);
-			wayland_display_wait_for(wayland, &window->feedback.receiver.received, WAYLAND_ANSWER_TIMEOUT_MS);
+			wayland_display_wait_for(wayland, window->queue, &window->feedback.receiver.received,
+			                         WAYLAND_ANSWER_TIMEOUT_MS);
 		}
 	}
 	/* uda's protocol: the compositor's sets for the surface, waited for
 	 * once, bounded. */
 	if (wayland_uda_listen(window))
-		wayland_display_wait_for(wayland, &window->uda_sets.received, WAYLAND_ANSWER_TIMEOUT_MS);
+		wayland_display_wait_for(wayland, window->queue, &window->uda_sets.received, WAYLAND_ANSWER_TIMEOUT_MS);
 	uda_surface *buffers = wayland_buffers_negotiate(window, (uint32_t)native->width, (uint32_t)native->height);
 	if (!buffers) {
 		platform_set_error(platform, EGL_BAD_ALLOC, "eglCreateWindowSurface: no buffers: %s",
@@ -329,7 +375,7 @@ bool wayland_window_create(struct platform_display *display, struct platform_sur
 		wayland_buffers_forget(window);
 		dmabuf_feedback_stop(&window->feedback);
 		wayland_uda_stop(window);
-		wl_proxy_wrapper_destroy(window->wl_surface);
+		destroy_queue(window);
 		free(window);
 		return false;
 	}
