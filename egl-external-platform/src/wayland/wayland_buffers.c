@@ -143,14 +143,22 @@ static uda_surface *negotiate_shm(struct wayland_window *window, uint32_t width,
 	return buffers;
 }
 
+/* A release finds its buffer by its wl_buffer: slots are reused, and a
+ * buffer may be retiring while buffers are negotiated anew. */
 static void dmabuf_buffer_release(void *data, struct wl_buffer *wl_buffer)
 {
-	(void)wl_buffer;
-	struct wayland_dmabuf_buffer *buffer = data;
-	if (!buffer->busy)
+	struct wayland_window *window = data;
+	struct wayland_dmabuf_buffer *buffer = NULL;
+	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS && !buffer; i++) {
+		if (window->dmabuf[i].buffer == wl_buffer)
+			buffer = &window->dmabuf[i];
+		else if (window->retiring[i].buffer == wl_buffer)
+			buffer = &window->retiring[i];
+	}
+	if (!buffer || !buffer->busy)
 		return; /* a compositor that releases twice */
 	buffer->busy = false;
-	uda_surface_release(buffer->window->surface->window, buffer->buffer_id);
+	uda_surface_release(window->surface->window, buffer->buffer_id);
 }
 
 static const struct wl_buffer_listener dmabuf_buffer_listener = {.release = dmabuf_buffer_release};
@@ -204,8 +212,8 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 	                                                                  allocation_modifier(allocation));
 	if (!buffer)
 		return NULL;
-	*free_slot = (struct wayland_dmabuf_buffer){window, buffer_id, buffer, false};
-	wl_buffer_add_listener(buffer, &dmabuf_buffer_listener, free_slot);
+	*free_slot = (struct wayland_dmabuf_buffer){buffer_id, buffer, false};
+	wl_buffer_add_listener(buffer, &dmabuf_buffer_listener, window);
 	return free_slot;
 }
 
@@ -227,7 +235,7 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 	 * devices, whole. A buffer it cannot import is a protocol error
 	 * there, so no buffer is offered ahead. */
 	const uda_capability_set_list *uda_sets = uda_sets_receiver_find(&window->uda_sets, window->format);
-	uda_surface *buffers = uda_sets ? negotiate_uda(window, uda_sets, width, height) : NULL;
+	uda_surface *buffers = uda_sets && !window->uda_refused ? negotiate_uda(window, uda_sets, width, height) : NULL;
 	const bool by_uda = buffers != NULL;
 	if (!buffers && feedback && !window->dmabuf_refused)
 		buffers = negotiate_dmabuf(window, feedback, width, height);
@@ -281,22 +289,23 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 	uint32_t width = 0, height = 0;
 	uda_surface_get_size(surface->window, &width, &height);
 	const enum wayland_buffer_path old_path = window->path;
-	struct wayland_dmabuf_buffer old[UDA_SURFACE_MAX_BUFFERS];
-	memcpy(old, window->dmabuf, sizeof(old));
+	memcpy(window->retiring, window->dmabuf, sizeof(window->retiring));
 	memset(window->dmabuf, 0, sizeof(window->dmabuf));
 	uda_surface *replacement = wayland_buffers_negotiate(window, width, height);
 	if (!replacement) {
-		/* Keep what works. */
+		/* Keep what works, with the releases that came meanwhile. */
 		wayland_buffers_forget(window);
-		memcpy(window->dmabuf, old, sizeof(old));
+		memcpy(window->dmabuf, window->retiring, sizeof(window->dmabuf));
+		memset(window->retiring, 0, sizeof(window->retiring));
 		window->path = old_path;
 		return;
 	}
 	platform_debug("Wayland: the surface's feedback changed: buffers negotiated again");
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
-		if (old[i].buffer)
-			wl_buffer_destroy(old[i].buffer);
+		if (window->retiring[i].buffer)
+			wl_buffer_destroy(window->retiring[i].buffer);
 	}
+	memset(window->retiring, 0, sizeof(window->retiring));
 	uda_surface_destroy(platform_window_replace(surface, replacement));
 }
 

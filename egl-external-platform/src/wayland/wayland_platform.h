@@ -102,7 +102,6 @@ enum wayland_buffer_path {
 /* A wl_buffer of one of the uda_surface's zero-copy buffers (uda's
  * protocol or linux-dmabuf), kept while the buffer lives. */
 struct wayland_dmabuf_buffer {
-	struct wayland_window *window;
 	uint64_t buffer_id;
 	struct wl_buffer *buffer;
 	bool busy; /* attached; the frame stays acquired until release */
@@ -136,12 +135,19 @@ struct wayland_window {
 	uint64_t frames_presented;
 	enum wayland_buffer_path path;
 	struct wayland_dmabuf_buffer dmabuf[UDA_SURFACE_MAX_BUFFERS];
+	/* The buffers of the uda_surface being replaced, while buffers are
+	 * negotiated anew: their releases still come, and are the current
+	 * uda_surface's until the replacement takes over. */
+	struct wayland_dmabuf_buffer retiring[UDA_SURFACE_MAX_BUFFERS];
 	/* Version 4: the surface's own feedback, and the generation of it
 	 * (or of the default) the buffers were negotiated for. */
 	struct dmabuf_feedback_listener feedback;
 	uint64_t negotiated_generation;
 	/* A DMA-BUF the compositor refused: wl_shm from now on. */
 	bool dmabuf_refused;
+	/* A buffer uda's protocol could not send: DMA-BUFs or wl_shm from
+	 * now on. */
+	bool uda_refused;
 	/* uda's protocol: the compositor's sets for the surface, and the
 	 * generation of them the buffers were negotiated for. */
 	struct uda_surface_sets_v1 *uda_sets_object;

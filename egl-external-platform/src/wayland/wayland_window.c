@@ -190,8 +190,13 @@ static bool wayland_present(struct platform_surface *surface)
 		struct wayland_dmabuf_buffer *buffer = wayland_buffers_dmabuf_of(window, frame.buffer_id, frame.allocation);
 		if (!buffer) {
 			uda_surface_release(surface->window, frame.buffer_id);
-			window->dmabuf_refused = true;
-			window->negotiated_generation = UINT64_MAX; /* wl_shm from the next frame */
+			/* The next frame negotiates without this path: DMA-BUFs,
+			 * else wl_shm. */
+			if (window->path == WAYLAND_PATH_UDA)
+				window->uda_refused = true;
+			else
+				window->dmabuf_refused = true;
+			window->negotiated_generation = UINT64_MAX;
 			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame could not be sent");
 			return false;
 		}
