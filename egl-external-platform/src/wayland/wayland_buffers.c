@@ -307,5 +307,14 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 	}
 	memset(window->retiring, 0, sizeof(window->retiring));
 	uda_surface_destroy(platform_window_replace(surface, replacement));
+	/* A resize that came meanwhile (another thread's) went to the old
+	 * buffers: the new ones take it. */
+	struct uda_platform *platform = surface->display->platform;
+	pthread_mutex_lock(&platform->lock);
+	const struct wl_egl_window *native = window->native;
+	if (native && native->width > 0 && native->height > 0 &&
+	    ((uint32_t)native->width != width || (uint32_t)native->height != height))
+		uda_surface_resize(surface->window, (uint32_t)native->width, (uint32_t)native->height);
+	pthread_mutex_unlock(&platform->lock);
 }
 

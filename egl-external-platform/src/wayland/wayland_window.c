@@ -30,13 +30,24 @@ static bool is_wl_egl_window(const struct wl_egl_window *native)
 	       *(const struct wl_interface *const *)native->surface == &wl_surface_interface;
 }
 
+/* wl_egl_window_resize, on any of the application's threads: the render
+ * thread may be replacing the window's uda_surface meanwhile
+ * (wayland_buffers_follow_feedback), so the current one is resized under
+ * the lock that guards the exchange. */
 static void native_resized(struct wl_egl_window *native, void *data)
 {
 	struct wayland_window *window = data;
-	if (native->width <= 0 || native->height <= 0 ||
-	    uda_surface_resize(window->surface->window, (uint32_t)native->width, (uint32_t)native->height) != UDA_SUCCESS)
+	struct uda_platform *platform = window->surface->display->platform;
+	if (native->width <= 0 || native->height <= 0)
 		return;
-	platform_window_resized(window->surface);
+	pthread_mutex_lock(&platform->lock);
+	uda_surface *buffers = window->surface->window;
+	const uda_result resized =
+	        buffers ? uda_surface_resize(buffers, (uint32_t)native->width, (uint32_t)native->height)
+	                : UDA_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_unlock(&platform->lock);
+	if (resized == UDA_SUCCESS)
+		platform_window_resized(window->surface);
 }
 
 /* wl_egl_window_destroy: the native window goes before the EGLSurface.
