@@ -1,5 +1,5 @@
 /* What each client holds, counted so that one that floods the compositor
- * with surfaces or buffers meets a limit (and wl_client_post_no_memory)
+ * with surfaces, buffers or DMA-BUF params (their fds) meets a limit (and wl_client_post_no_memory)
  * instead of the compositor running out first. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
  * client's objects: the state goes with the last of them. */
 static void free_if_unused(struct client_state *state)
 {
-	if (state->gone && !state->surfaces && !state->buffers)
+	if (state->gone && !state->surfaces && !state->buffers && !state->dmabuf_params)
 		free(state);
 }
 

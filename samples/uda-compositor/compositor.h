@@ -76,17 +76,20 @@ struct compositor {
 /* ---- clients.c: what one client may hold ---- */
 #define CLIENT_MAX_SURFACES 64
 #define CLIENT_MAX_BUFFERS 64
+/* zwp_linux_buffer_params_v1 objects not yet destroyed: each holds up to
+ * four of the client's fds in the compositor. */
+#define CLIENT_MAX_DMABUF_PARAMS 16
 struct client_state {
 	struct wl_listener destroy;
 	struct compositor *compositor;
-	unsigned surfaces, buffers;
+	unsigned surfaces, buffers, dmabuf_params;
 	bool gone; /* the client is; its objects are on their way */
 };
 bool clients_init(struct compositor *compositor);
 /* NULL only for a client the compositor never saw connect; valid while
  * the client or one of its surfaces or buffers lives. */
 struct client_state *client_state_get(struct wl_client *client);
-/* `counter` (&state->surfaces or &state->buffers) changed by `change`;
+/* `counter` (&state->surfaces, ->buffers or ->dmabuf_params) changed by `change`;
  * accepts a NULL state. */
 void client_state_count(struct client_state *state, unsigned *counter, int change);
 

@@ -15,6 +15,7 @@
 
 struct params {
 	struct compositor *compositor;
+	struct client_state *owner;
 	uda_wayland_dmabuf_attributes attributes; /* planes[i].fd -1 until added */
 	bool used;
 };
@@ -26,6 +27,8 @@ static void params_gone(struct wl_resource *resource)
 		if (params->attributes.planes[i].fd >= 0)
 			close(params->attributes.planes[i].fd);
 	}
+	if (params->owner)
+		client_state_count(params->owner, &params->owner->dmabuf_params, -1);
 	free(params);
 }
 
@@ -126,6 +129,11 @@ static const struct zwp_linux_buffer_params_v1_interface params_impl = {
 
 static void create_params(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
+	struct client_state *owner = client_state_get(client);
+	if (owner && owner->dmabuf_params >= CLIENT_MAX_DMABUF_PARAMS) {
+		wl_client_post_no_memory(client);
+		return;
+	}
 	struct params *params = calloc(1, sizeof(*params));
 	struct wl_resource *object =
 	        params ? wl_resource_create(client, &zwp_linux_buffer_params_v1_interface,
@@ -137,6 +145,9 @@ static void create_params(struct wl_client *client, struct wl_resource *resource
 		return;
 	}
 	params->compositor = wl_resource_get_user_data(resource);
+	params->owner = owner;
+	if (owner)
+		client_state_count(owner, &owner->dmabuf_params, +1);
 	params->attributes.type = UDA_STRUCTURE_TYPE_WAYLAND_DMABUF_ATTRIBUTES;
 	for (unsigned i = 0; i < UDA_MAX_PLANES; i++)
 		params->attributes.planes[i].fd = -1;

@@ -11,6 +11,7 @@
  *   flood                up to 100000 frame callbacks without a commit: no_memory
  *   malformed            bytes that are no Wayland message: the connection goes
  *   bad-dmabuf           linux-dmabuf params with plane 9 (plane_idx), where offered
+ *   params-flood         linux-dmabuf params, each holding four fds, never used: no_memory
  *   gone-mid-frame       a window with a uda buffer committed, then gone at once
  *   stall                a window committed thousands of times, events never read */
 #include <drm_fourcc.h>
@@ -290,6 +291,23 @@ int main(int argc, char **argv)
 		zwp_linux_buffer_params_v1_add(params, fd, 9, 0, WIDTH * 4, 0, 0);
 		return expect_error(&g, mode, &zwp_linux_buffer_params_v1_interface,
 		                    ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX);
+	}
+	if (strcmp(mode, "params-flood") == 0) {
+		if (!g.dmabuf) {
+			printf("misbehaving-client: %s: no linux-dmabuf here, nothing to flood\n", mode);
+			return 0;
+		}
+		/* Each params object keeps its fds in the compositor until it is
+		 * used or destroyed; 1000 of them would be 4000 descriptors. */
+		fd = memfd_create("dmabuf", MFD_CLOEXEC);
+		for (int i = 1; i <= 1000; i++) {
+			struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(g.dmabuf);
+			for (uint32_t plane = 0; plane < 4; plane++)
+				zwp_linux_buffer_params_v1_add(params, fd, plane, 0, WIDTH * 4, 0, 0);
+			if (i % 8 == 0 && wl_display_roundtrip(g.display) < 0)
+				break;
+		}
+		return expect_error(&g, mode, &wl_display_interface, WL_DISPLAY_ERROR_NO_MEMORY);
 	}
 	if (strcmp(mode, "gone-mid-frame") == 0) {
 		make_window(&g, true);

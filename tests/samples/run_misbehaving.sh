@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest: uda-compositor meets nine Wayland clients that break the rules,
+# ctest: uda-compositor meets ten Wayland clients that break the rules,
 # one way each (misbehaving_client.c), then a good one. Each bad one must
 # get the protocol's answer (or lose its connection) while the compositor
 # goes on: it serves the good client and ends with the descriptors it had
@@ -17,7 +17,8 @@ on_driver=()
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 export XDG_RUNTIME_DIR=$work WAYLAND_DISPLAY=wayland-misbehaving
-modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed bad-dmabuf gone-mid-frame stall)
+modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed bad-dmabuf params-flood gone-mid-frame
+	stall)
 "${on_driver[@]}" "$compositor" --socket $WAYLAND_DISPLAY --output "$work" --save none >"$work/compositor.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -S $work/$WAYLAND_DISPLAY ]] && break; sleep 0.1; done
