@@ -372,7 +372,10 @@ static void get_xdg_surface(struct wl_client *client, struct wl_resource *resour
 		return;
 	}
 	if (surface->has_content) {
-		wl_resource_post_error(resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER, "the surface has a buffer already");
+		/* On xdg_wm_base: its own code, not xdg_surface's of the same
+		 * meaning (3 is invalid_popup_parent here). */
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE,
+		                       "the surface has a buffer already");
 		return;
 	}
 	struct xdg_surface_state *xdg = calloc(1, sizeof(*xdg));
