@@ -383,6 +383,18 @@ static int stat_fd(int fd, struct stat *st)
 	return fstatat(fd, empty_path, st, AT_EMPTY_PATH);
 }
 
+#define SIZE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW)
+
+/* A memfd's seals, where `add` after adding SIZE_SEALS if it still takes
+ * seals; -1 with errno where the fd is no memfd. */
+static int size_seals(int fd, bool add)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (add && seals >= 0 && (seals & SIZE_SEALS) != SIZE_SEALS && fcntl(fd, F_ADD_SEALS, SIZE_SEALS) == 0)
+		seals = fcntl(fd, F_GET_SEALS);
+	return seals;
+}
+
 /* An opaque fd that is a file is a software driver's memory (Mesa's
  * lavapipe and llvmpipe export memfds), which the importing driver maps.
  * A sender that shrinks the file afterwards makes the importing process
@@ -394,11 +406,8 @@ static int stat_fd(int fd, struct stat *st)
  * fds are objects of their own, not files, and pass untouched. */
 static uda_result seal_opaque_file(uda_context *ctx, int fd)
 {
-	const int wanted = F_SEAL_SHRINK | F_SEAL_GROW;
-	int seals = fcntl(fd, F_GET_SEALS);
-	if (seals >= 0 && (seals & wanted) != wanted && fcntl(fd, F_ADD_SEALS, wanted) == 0)
-		seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || (seals & wanted) != wanted)
+	const int seals = size_seals(fd, true);
+	if (seals < 0 || (seals & SIZE_SEALS) != SIZE_SEALS)
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 		                             "import: an opaque fd that is a file (a software driver's memory) must take "
 		                             "seals against shrinking and growing%s",
@@ -426,13 +435,12 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
 		return uda_context_set_error(ctx, UDA_ERROR_INCOMPATIBLE,
 		                             "import: an opaque fd from another device or driver (UUIDs differ from %s)",
 		                             device->name);
-
 	if (m->handle_type == UDA_HANDLE_TYPE_MEMFD) {
-		int seals = fcntl(fd, F_GET_SEALS);
+		const int seals = size_seals(fd, false);
 		if (seals < 0)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd is not a memfd (%s)",
 			                             strerror(errno));
-		if ((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+		if ((seals & SIZE_SEALS) != SIZE_SEALS)
 			return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT,
 			                             "import: memfd is not sealed against shrinking and growing");
 	}

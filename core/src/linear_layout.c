@@ -38,7 +38,8 @@ bool linear_layout_compute(const uda_format_info *format, uint32_t width, uint32
 			return false;
 	}
 	/* A device that reads past the planes asks for more. */
-	uint64_t size = offset > constraint_or(c, UDA_CONSTRAINT_MIN_SIZE, 0) ? offset : c->value[UDA_CONSTRAINT_MIN_SIZE];
+	const uint64_t min_size = constraint_or(c, UDA_CONSTRAINT_MIN_SIZE, 0);
+	uint64_t size = offset > min_size ? offset : min_size;
 	if (!uda_align_up_u64(size, constraint_or(c, UDA_CONSTRAINT_SIZE_ALIGNMENT, 1), &size) ||
 	    size > constraint_or(c, UDA_CONSTRAINT_MAX_SIZE, UINT64_MAX))
 		return false;

@@ -42,6 +42,18 @@ static uint32_t convert_damage(const struct platform_surface *surface, const EGL
 	return kept;
 }
 
+/* The surface's uda_surface now: holding a buffer may negotiate anew (a
+ * Wayland window whose compositor's feedback changed, or which refused a
+ * buffer), which replaces it; NULL once the native window is gone. */
+static uda_surface *window_now(struct platform_surface *surface)
+{
+	struct uda_platform *platform = surface->display->platform;
+	pthread_mutex_lock(&platform->lock);
+	uda_surface *window = surface->window;
+	pthread_mutex_unlock(&platform->lock);
+	return window;
+}
+
 static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *rects, EGLint count)
 {
 	struct platform_display *display = surface->display;
@@ -61,13 +73,8 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 	platform_busy++;
 	bool held = hold_buffer(surface, window);
 	platform_busy--;
-	/* Holding may have negotiated anew (a Wayland window whose
-	 * compositor's feedback changed, or which refused a buffer): the
-	 * buffers are then another uda_surface's, and the one read above is
-	 * gone. */
-	pthread_mutex_lock(&platform->lock);
-	window = surface->window;
-	pthread_mutex_unlock(&platform->lock);
+	/* The one read above may be gone. */
+	window = window_now(surface);
 	if (!window) {
 		platform_set_error(platform, EGL_BAD_NATIVE_WINDOW, "eglSwapBuffers: the native window was destroyed");
 		return EGL_FALSE;
@@ -113,9 +120,7 @@ static EGLBoolean swap_window(struct platform_surface *surface, const EGLint *re
 
 	/* The next frame's buffer: waits here while the consumer holds all
 	 * of them (FIFO), which paces the producer to the consumer. */
-	pthread_mutex_lock(&platform->lock);
-	window = surface->window;
-	pthread_mutex_unlock(&platform->lock);
+	window = window_now(surface);
 	if (!window)
 		return EGL_TRUE; /* the frame went out; the window is gone */
 	platform_busy++;

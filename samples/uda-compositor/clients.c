@@ -1,6 +1,6 @@
 /* What each client holds, counted so that one that floods the compositor
- * with surfaces, buffers or DMA-BUF params (their fds) meets a limit (and wl_client_post_no_memory)
- * instead of the compositor running out first. */
+ * with surfaces, buffers or DMA-BUF params (their fds) meets a limit (and
+ * wl_client_post_no_memory) instead of the compositor running out first. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -87,7 +87,7 @@ struct client_state {
 };
 bool clients_init(struct compositor *compositor);
 /* NULL only for a client the compositor never saw connect; valid while
- * the client or one of its surfaces or buffers lives. */
+ * the client or one of its surfaces, buffers or DMA-BUF params lives. */
 struct client_state *client_state_get(struct wl_client *client);
 /* `counter` (&state->surfaces, ->buffers or ->dmabuf_params) changed by `change`;
  * accepts a NULL state. */

@@ -70,11 +70,9 @@ static const char *try_format(const struct v4l2_io *io, int fd, uint32_t type, u
 	if (answer.pixelformat != pixelformat || answer.width != width || answer.height != height) {
 		/* A camera's largest size, or a step the request missed: the
 		 * answer names what the driver would take. */
-		char fourcc[5] = "";
-		memcpy(fourcc, &answer.pixelformat, 4);
-		for (int i = 0; i < 4; i++)
-			fourcc[i] = fourcc[i] >= 0x20 && fourcc[i] < 0x7f ? fourcc[i] : '?';
-		snprintf(reason, REASON_MAX, "the driver answers %.4s at %ux%u instead", fourcc, answer.width,
+		char fourcc[5];
+		v4l2_fourcc_text(answer.pixelformat, fourcc);
+		snprintf(reason, REASON_MAX, "the driver answers %s at %ux%u instead", fourcc, answer.width,
 		         answer.height);
 		return reason;
 	}
@@ -223,7 +221,7 @@ uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int 
 	}
 	const char *last = "no format of the queue carries it";
 	char reason[REASON_MAX], last_reason[REASON_MAX];
-	char fourcc_text[5] = "";
+	char fourcc_text[5];
 	uint32_t count = 0;
 	for (uint32_t i = 0; i < queue->format_count; i++) {
 		const struct v4l2_probed_format *format = &queue->formats[i];
@@ -231,9 +229,9 @@ uda_result v4l2_capability_sets(uda_context *ctx, const struct v4l2_io *io, int 
 			continue;
 		const char *problem =
 			format_set(builder, io, fd, queue, format, width, height, cpu_access, bitstream, reason);
-		memcpy(fourcc_text, &format->pixelformat, 4);
+		v4l2_fourcc_text(format->pixelformat, fourcc_text);
 		if (problem) {
-			uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %.4s at %ux%u: %s", fourcc_text, width, height, problem);
+			uda_context_log(ctx, UDA_LOG_DEBUG, "v4l2: %s at %ux%u: %s", fourcc_text, width, height, problem);
 			snprintf(last_reason, sizeof(last_reason), "%s", problem);
 			last = last_reason;
 			continue;

@@ -234,14 +234,16 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 	 * program's will (the stateless decoder interface sets OUTPUT
 	 * first): uda's fd may hold buffers of another size. */
 	const uint32_t bitstream = bitstream_of(device, queue, named_bitstream);
+	char bitstream_text[5];
+	v4l2_fourcc_text(bitstream, bitstream_text);
 	/* Pictures may differ per bitstream (hantro keeps a codec's motion
 	 * vectors after each picture, sized per codec): sized for one, they
 	 * may be short for another. */
 	if (bitstream && !named_bitstream && device->node.output.format_count > 1)
 		uda_context_log(ctx, UDA_LOG_INFO,
-		                "v4l2: %s: pictures sized for its first bitstream, %.4s; a usage naming the codec "
+		                "v4l2: %s: pictures sized for its first bitstream, %s; a usage naming the codec "
 		                "(uda_video_profile) sizes them for that one",
-		                device->node.card, (const char *)&bitstream);
+		                device->node.card, bitstream_text);
 	int fd = device->fd;
 	if (bitstream) {
 		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
@@ -250,8 +252,8 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 			if (fd >= 0)
 				device->io->close(device->io->data, fd);
 			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
-			                             "v4l2: %s: its bitstream queue cannot be set to %.4s at %ux%u (%s %s)",
-			                             device->node.card, (const char *)&bitstream, assertion->width,
+			                             "v4l2: %s: its bitstream queue cannot be set to %s at %ux%u (%s %s)",
+			                             device->node.card, bitstream_text, assertion->width,
 			                             assertion->height, fd < 0 ? "open:" : "VIDIOC_S_FMT:", strerror(error));
 		}
 	}
@@ -372,11 +374,14 @@ static uda_result set_queue_format(struct v4l2_device *device, uda_context *ctx,
 	 * for, and before any buffer is made (hantro refuses a new OUTPUT
 	 * format while CAPTURE holds buffers). */
 	const int error = params->bitstream ? set_bitstream(device, device->fd, params->bitstream, width, height) : 0;
-	if (error)
+	if (error) {
+		char bitstream_text[5];
+		v4l2_fourcc_text(params->bitstream, bitstream_text);
 		return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
-		                             "v4l2: %s: VIDIOC_S_FMT of the bitstream %.4s at %ux%u: %s%s", device->path,
-		                             (const char *)&params->bitstream, width, height, strerror(error),
+		                             "v4l2: %s: VIDIOC_S_FMT of the bitstream %s at %ux%u: %s%s", device->path,
+		                             bitstream_text, width, height, strerror(error),
 		                             error == EBUSY ? " (the decoder is busy: it holds pictures, or streams)" : "");
+	}
 	memset(out, 0, sizeof(*out));
 	out->type = params->type;
 	if (device->io->ioctl(device->io->data, device->fd, VIDIOC_G_FMT, out) == 0) {

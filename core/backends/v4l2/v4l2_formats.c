@@ -111,6 +111,15 @@ static const struct {
 	{UDA_VIDEO_CODEC_JPEG, V4L2_PIX_FMT_MJPEG},
 };
 
+void v4l2_fourcc_text(uint32_t v4l2_pixelformat, char out[5])
+{
+	for (int i = 0; i < 4; i++) {
+		const unsigned char c = (unsigned char)(v4l2_pixelformat >> (8 * i));
+		out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[4] = '\0';
+}
+
 bool v4l2_format_carries_codec(uint32_t v4l2_pixelformat, uint32_t codec)
 {
 	for (size_t i = 0; i < sizeof(bitstreams) / sizeof(bitstreams[0]); i++) {

@@ -33,6 +33,10 @@ const struct v4l2_format_map *v4l2_format_lookup(uint32_t v4l2_pixelformat);
 unsigned v4l2_formats_for_drm(uint32_t drm, uint64_t modifier, const struct v4l2_format_map **out,
                               unsigned capacity);
 
+/* A V4L2 pixel format's four characters for messages, the unprintable
+ * ones (a driver's answer may hold any bytes) as '?'. */
+void v4l2_fourcc_text(uint32_t v4l2_pixelformat, char out[5]);
+
 /* Whether a V4L2 bitstream format carries `codec` (uda_video_codec):
  * the stream a stateful codec takes (H264) or the parsed slices or
  * frames of a stateless one (S264). */

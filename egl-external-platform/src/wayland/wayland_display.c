@@ -87,15 +87,16 @@ const struct platform_module platform_module_wayland = {
 static int dispatch_pending(struct wayland_display *wayland, struct wl_event_queue *queue)
 {
 	struct wl_display *native = wayland->native;
-	if (queue != wayland->queue && pthread_mutex_trylock(&wayland->lock) == 0) {
-		if (wayland->queue)
-			wl_display_dispatch_queue_pending(native, wayland->queue);
-		pthread_mutex_unlock(&wayland->lock);
-	} else if (queue == wayland->queue) {
+	if (queue == wayland->queue) {
 		pthread_mutex_lock(&wayland->lock);
 		const int dispatched = wl_display_dispatch_queue_pending(native, queue);
 		pthread_mutex_unlock(&wayland->lock);
 		return dispatched < 0 ? -1 : 1;
+	}
+	if (pthread_mutex_trylock(&wayland->lock) == 0) {
+		if (wayland->queue)
+			wl_display_dispatch_queue_pending(native, wayland->queue);
+		pthread_mutex_unlock(&wayland->lock);
 	}
 	return wl_display_dispatch_queue_pending(native, queue) < 0 ? -1 : 1;
 }
