@@ -391,7 +391,7 @@ static int size_seals(int fd, bool add)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
 	if (add && seals >= 0 && (seals & SIZE_SEALS) != SIZE_SEALS && fcntl(fd, F_ADD_SEALS, SIZE_SEALS) == 0)
-		seals = fcntl(fd, F_GET_SEALS);
+		seals |= SIZE_SEALS;
 	return seals;
 }
 
