@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <uda/uda_backend.h>
+#include "fd_stat.h"
 
 #include "allocation.h"
 #include "allocation_metadata.h"
@@ -372,17 +373,6 @@ static off_t fd_size(int fd, const struct stat *st)
 	return end;
 }
 
-/* fstat(), with the empty path it stands for kept on this stack. glibc's
- * fstat is fstatat(fd, "", AT_EMPTY_PATH) with the "" in libc's shared
- * read-only mapping, which the kernel must read; on the 2-core CI VM that
- * read, right after a driver's mmap/munmap, cost 1.5-7 us per import
- * (runs differ by where the mapping lands) against a steady 1.5 us here. */
-static int stat_fd(int fd, struct stat *st)
-{
-	char empty_path[1] = {0};
-	return fstatat(fd, empty_path, st, AT_EMPTY_PATH);
-}
-
 #define SIZE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW)
 
 /* A memfd's seals, where `add` after adding SIZE_SEALS if it still takes
@@ -419,7 +409,7 @@ static uda_result check_import_fd(uda_context *ctx, uda_device *device, int fd, 
                                   bool *fd_open)
 {
 	struct stat st;
-	if (fd < 0 || stat_fd(fd, &st) != 0) {
+	if (fd < 0 || uda_fd_stat(fd, &st) != 0) {
 		*fd_open = false;
 		return uda_context_set_error(ctx, UDA_ERROR_INVALID_ARGUMENT, "import: fd %d is not open", fd);
 	}

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_stat.h"
 #include "mesa_memory_file.h"
 
 const char *mesa_memory_file_problem(int fd, uint64_t size, char *why, size_t why_size)
@@ -22,7 +23,7 @@ const char *mesa_memory_file_problem(int fd, uint64_t size, char *why, size_t wh
 		size_t size, offset;
 	} header;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (uda_fd_stat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return "the driver's opaque fds are files, and this one is not";
 	if (pread(fd, &header, sizeof(header), 0) != (ssize_t)sizeof(header))
 		return "the file is too short for the driver's header";
