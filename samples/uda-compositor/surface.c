@@ -169,7 +169,6 @@ static bool take_shm(struct surface *surface, struct wl_shm_buffer *shm)
 
 static void surface_commit(struct wl_client *client, struct wl_resource *resource)
 {
-	(void)client;
 	struct surface *surface = wl_resource_get_user_data(resource);
 	if (surface->pending.attached) {
 		struct wl_resource *attached = surface->pending.buffer;
@@ -178,8 +177,10 @@ static void surface_commit(struct wl_client *client, struct wl_resource *resourc
 		forget_pending_buffer(surface);
 		surface->pending.attached = false;
 		if (attached && !ours && !shm) {
-			wl_resource_post_error(resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
-			                       "a wl_buffer this compositor did not make");
+			/* wl_surface names no error for it: wl_display's, on
+			 * wl_display (object 1), as libwayland posts its own. */
+			wl_resource_post_error(wl_client_get_object(client, 1), WL_DISPLAY_ERROR_INVALID_OBJECT,
+			                       "wl_buffer@%u is none this compositor made", wl_resource_get_id(attached));
 			return;
 		}
 		/* The new buffer is held before the old one goes: committing

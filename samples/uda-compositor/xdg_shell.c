@@ -222,12 +222,23 @@ static void popup_gone(struct wl_resource *resource)
 
 /* ---- xdg_surface ---- */
 
+/* An xdg_surface whose wl_surface the client destroyed is inert, as a
+ * wl_subsurface whose surface is gone is: the role object it asks for is
+ * made, so that the id stays the client's, and does nothing (nor does
+ * xdg-shell name an error for it). */
+static void make_inert_role(struct wl_client *client, struct wl_resource *resource,
+                            const struct wl_interface *interface, const void *implementation, uint32_t id)
+{
+	struct wl_resource *role = wl_resource_create(client, interface, wl_resource_get_version(resource), id);
+	if (!role) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(role, implementation, NULL, NULL);
+}
+
 static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resource)
 {
-	if (!xdg->surface) {
-		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_DEFUNCT_SURFACES, "its wl_surface is gone");
-		return false;
-	}
 	if (xdg->toplevel || xdg->popup ||
 	    (xdg->surface->role != SURFACE_ROLE_NONE && xdg->surface->role != SURFACE_ROLE_XDG_TOPLEVEL)) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED, "the surface has a role already");
@@ -239,6 +250,10 @@ static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resourc
 static void get_toplevel(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
+	if (!xdg->surface) {
+		make_inert_role(client, resource, &xdg_toplevel_interface, &toplevel_impl, id);
+		return;
+	}
 	if (!role_free(xdg, resource))
 		return;
 	xdg->toplevel = wl_resource_create(client, &xdg_toplevel_interface, wl_resource_get_version(resource), id);
@@ -256,6 +271,10 @@ static void get_popup(struct wl_client *client, struct wl_resource *resource, ui
 	(void)parent;
 	(void)positioner;
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
+	if (!xdg->surface) {
+		make_inert_role(client, resource, &xdg_popup_interface, &popup_impl, id);
+		return;
+	}
 	if (!role_free(xdg, resource))
 		return;
 	xdg->popup = wl_resource_create(client, &xdg_popup_interface, wl_resource_get_version(resource), id);
@@ -289,8 +308,20 @@ static void ack_configure(struct wl_client *client, struct wl_resource *resource
 	xdg->configured = true;
 }
 
+static void destroy_xdg_surface(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client;
+	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
+	if (xdg->toplevel || xdg->popup) {
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT,
+		                       "destroyed before its xdg_toplevel or xdg_popup");
+		return;
+	}
+	wl_resource_destroy(resource);
+}
+
 static const struct xdg_surface_interface xdg_surface_impl = {
-	.destroy = compositor_destroy_request,
+	.destroy = destroy_xdg_surface,
 	.get_toplevel = get_toplevel,
 	.get_popup = get_popup,
 	.set_window_geometry = set_window_geometry,

@@ -13,7 +13,10 @@
  *   bad-dmabuf           linux-dmabuf params with plane 9 (plane_idx), where offered
  *   params-flood         linux-dmabuf params, each holding four fds, never used: no_memory
  *   gone-mid-frame       a window with a uda buffer committed, then gone at once
- *   stall                a window committed thousands of times, events never read */
+ *   stall                a window committed thousands of times, events never read
+ *   role-outlives-surface  an xdg_surface asked for a toplevel after its wl_surface went:
+ *                        made inert, no error, and the connection goes on
+ *   xdg-surface-first    an xdg_surface destroyed before its toplevel: defunct_role_object */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -334,6 +337,31 @@ int main(int argc, char **argv)
 		sleep(2);
 		printf("misbehaving-client: %s: never read a thing\n", mode);
 		return 0;
+	}
+	if (strcmp(mode, "role-outlives-surface") == 0) {
+		g.surface = wl_compositor_create_surface(g.compositor);
+		g.xdg_surface = xdg_wm_base_get_xdg_surface(g.wm_base, g.surface);
+		wl_surface_destroy(g.surface);
+		g.toplevel = xdg_surface_get_toplevel(g.xdg_surface);
+		xdg_toplevel_set_title(g.toplevel, "inert");
+		xdg_toplevel_set_min_size(g.toplevel, WIDTH, HEIGHT);
+		xdg_toplevel_destroy(g.toplevel);
+		xdg_surface_destroy(g.xdg_surface);
+		/* And a window of its own afterwards, on the same connection. */
+		make_window(&g, true);
+		const int status = wl_display_roundtrip(g.display);
+		printf("misbehaving-client: %s: %s\n", mode,
+		       status >= 0 ? "inert role object, connection alive, as expected" : "the connection failed");
+		return status >= 0 ? 0 : 1;
+	}
+	if (strcmp(mode, "xdg-surface-first") == 0) {
+		make_window(&g, true);
+		/* xdg_surface.destroy, with the proxy kept on this side (the
+		 * generated destructor would forget it at once): the error
+		 * then names an object the client still knows. */
+		wl_proxy_marshal_flags((struct wl_proxy *)g.xdg_surface, XDG_SURFACE_DESTROY, NULL,
+		                       wl_proxy_get_version((struct wl_proxy *)g.xdg_surface), 0);
+		return expect_error(&g, mode, &xdg_surface_interface, XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT);
 	}
 	fprintf(stderr, "misbehaving-client: unknown mode %s\n", mode);
 	return 2;

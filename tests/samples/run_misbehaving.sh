@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ctest: uda-compositor meets ten Wayland clients that break the rules,
-# one way each (misbehaving_client.c), then a good one. Each bad one must
-# get the protocol's answer (or lose its connection) while the compositor
+# ctest: uda-compositor meets twelve Wayland clients that break the rules
+# (or walk along their edge), one way each (misbehaving_client.c), then a
+# good one. Each bad one must get the protocol's answer (or lose its
+# connection; the edge walker keeps it) while the compositor
 # goes on: it serves the good client and ends with the descriptors it had
 # before the first.
 #   run_misbehaving.sh COMPOSITOR CLIENT MISBEHAVING_CLIENT [VULKAN_DRIVER_MANIFEST]
@@ -18,7 +19,7 @@ work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 export XDG_RUNTIME_DIR=$work WAYLAND_DISPLAY=wayland-misbehaving
 modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed bad-dmabuf params-flood gone-mid-frame
-	stall)
+	stall role-outlives-surface xdg-surface-first)
 "${on_driver[@]}" "$compositor" --socket $WAYLAND_DISPLAY --output "$work" --save none >"$work/compositor.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -S $work/$WAYLAND_DISPLAY ]] && break; sleep 0.1; done
