@@ -12,8 +12,9 @@
  * A GBM window never changes size; a producer of its own may resize the
  * uda_surface (uda_surface_resize). The old buffers are then retired once
  * released, as Mesa's never are: their BOs must be unmapped by then, and
- * are freed, user data and all, when their slot is taken by a new buffer
- * or with the surface.
+ * are freed, user data and all, as the GBM user releases them (or, for
+ * those it had released before the resize, at its next lock), so that a
+ * KMS framebuffer kept in user data does not hold retired memory.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,6 +109,24 @@ struct gbm_surface *uda_gbm_surface_create(struct gbm_device *gbm, uint32_t widt
 	return &surface->base;
 }
 
+/* BOs of buffers of a size the surface no longer has, which a resize
+ * retired: the uda_surface frees their memory once they are released.
+ * `keep`: the buffer being locked, whose BO stays while it is (ids start
+ * at 1). */
+static void free_retired_wrappers(struct uda_gbm_surface *surface, uint64_t keep)
+{
+	uint32_t width = 0, height = 0;
+	if (uda_surface_get_size(surface->surface, &width, &height) != UDA_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < MAX_WRAPPERS; i++) {
+		struct uda_gbm_bo *bo = surface->wrappers[i];
+		if (bo && !bo->locked && bo->buffer_id != keep && (bo->base.v0.width != width || bo->base.v0.height != height)) {
+			uda_gbm_bo_free(bo);
+			surface->wrappers[i] = NULL;
+		}
+	}
+}
+
 /* The BO of a buffer, made the first time the buffer is locked. */
 static struct uda_gbm_bo *wrapper_for(struct uda_gbm_surface *surface, const uda_surface_frame *frame)
 {
@@ -151,6 +170,7 @@ struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface
 	 * a frame still being rendered (the EGL platform's native fences) is
 	 * waited for here rather than refused. */
 	sync_fence_wait_and_close(acquire_fence);
+	free_retired_wrappers(surface, frame.buffer_id);
 	errno = 0; /* a failure below reports its own, not the wait's EINTR */
 	struct uda_gbm_bo *bo = wrapper_for(surface, &frame);
 	if (!bo) {
@@ -172,7 +192,10 @@ void uda_gbm_surface_release_buffer(struct gbm_surface *gbm_surface, struct gbm_
 		return;
 	bo->locked = false;
 	surface->locked_count--;
-	uda_surface_release(surface->surface, bo->buffer_id);
+	/* Before the release, which frees a retired buffer's memory. */
+	const uint64_t buffer_id = bo->buffer_id;
+	free_retired_wrappers(surface, 0);
+	uda_surface_release(surface->surface, buffer_id);
 }
 
 int uda_gbm_surface_has_free_buffers(struct gbm_surface *gbm_surface)

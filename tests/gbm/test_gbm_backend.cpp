@@ -668,6 +668,53 @@ TEST_F(Gbm, SurfaceBuffersCycleBetweenProducerAndGbmUser)
 		EXPECT_EQ(data[i].destroyed, 1) << "user data of buffer " << i;
 }
 
+// A producer of its own may resize the uda_surface under a GBM surface.
+// The old buffers' BOs then go, user data and all, as the GBM user lets go
+// of them: a KMS framebuffer kept in user data must not hold memory the
+// surface retired (until the surface's end, as it did).
+TEST_F(Gbm, BuffersOfAnOldSizeGoWithTheirUserDataOnceReleased)
+{
+	if (!gl_imports_linear())
+		GTEST_SKIP() << "this GPU's GL imports no linear memory: no linear GBM buffers";
+	uda_surface *queue = nullptr;
+	gbm_surface *surface = create_linear_surface(&queue);
+	ASSERT_TRUE(surface && queue);
+	// Two buffers queued, both locked: each its own BO with user data.
+	for (int i = 0; i < 2; i++) {
+		uda_surface_buffer buffer;
+		ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
+		ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+	}
+	gbm_bo *released_before = gbm_surface_lock_front_buffer(surface);
+	gbm_bo *held = gbm_surface_lock_front_buffer(surface);
+	ASSERT_TRUE(released_before && held);
+	ASSERT_NE(released_before, held);
+	UserData data[2];
+	gbm_bo_set_user_data(released_before, &data[0], count_destroy);
+	gbm_bo_set_user_data(held, &data[1], count_destroy);
+	gbm_surface_release_buffer(surface, released_before);
+	EXPECT_EQ(data[0].destroyed, 0) << "a released buffer of the surface's size keeps its BO";
+
+	ASSERT_EQ(uda_surface_resize(queue, 64, 48), UDA_SUCCESS);
+	// The one held across the resize: its BO goes as it is released.
+	gbm_surface_release_buffer(surface, held);
+	EXPECT_EQ(data[1].destroyed, 1);
+	// The one released before: at the next lock, a frame of the new size.
+	uda_surface_buffer buffer;
+	ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
+	ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+	gbm_bo *resized = gbm_surface_lock_front_buffer(surface);
+	ASSERT_NE(resized, nullptr);
+	EXPECT_EQ(gbm_bo_get_width(resized), 64u);
+	EXPECT_EQ(gbm_bo_get_height(resized), 48u);
+	EXPECT_EQ(data[0].destroyed, 1);
+	gbm_surface_release_buffer(surface, resized);
+
+	gbm_surface_destroy(surface);
+	EXPECT_EQ(data[0].destroyed, 1) << "user data destroyed once";
+	EXPECT_EQ(data[1].destroyed, 1) << "user data destroyed once";
+}
+
 // A producer that queues with a fence (the EGL platform with native
 // fences) may queue before the frame is done; GBM callers lock right after
 // the swap and have no fence to wait for, so the lock waits for it.
