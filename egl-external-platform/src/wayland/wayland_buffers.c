@@ -184,8 +184,8 @@ static uint64_t allocation_modifier(uda_allocation *allocation)
 }
 
 /* The wl_buffer of a DMA-BUF buffer, made on first use. */
-struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
-                                                        uda_allocation *allocation)
+struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, enum wayland_buffer_path path,
+                                                        uint64_t buffer_id, uda_allocation *allocation)
 {
 	struct wayland_dmabuf_buffer *free_slot = NULL;
 	for (uint32_t i = 0; i < UDA_SURFACE_MAX_BUFFERS; i++) {
@@ -206,7 +206,7 @@ struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *w
 		if (!free_slot)
 			return NULL;
 	}
-	struct wl_buffer *buffer = window->path == WAYLAND_PATH_UDA
+	struct wl_buffer *buffer = path == WAYLAND_PATH_UDA
 	                                   ? wayland_uda_create_buffer(window, allocation)
 	                                   : wayland_dmabuf_create_buffer(window, allocation,
 	                                                                  allocation_modifier(allocation));
@@ -251,7 +251,7 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 		uint64_t modifier = DRM_FORMAT_MOD_INVALID;
 		if (uda_surface_dequeue(buffers, 0, &first) == UDA_SUCCESS) {
 			modifier = allocation_modifier(first.allocation);
-			offered = wayland_buffers_dmabuf_of(window, first.buffer_id, first.allocation);
+			offered = wayland_buffers_dmabuf_of(window, WAYLAND_PATH_DMABUF, first.buffer_id, first.allocation);
 			uda_surface_cancel(buffers, first.buffer_id);
 		}
 		if (offered) {

@@ -187,10 +187,12 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 /* Negotiates again if the feedback changed since; the surface must hold
  * no buffer. */
 void wayland_buffers_follow_feedback(struct wayland_window *window);
-/* The wl_buffer of a DMA-BUF buffer, made on first use; NULL when the
- * compositor refused it. */
-struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, uint64_t buffer_id,
-                                                        uda_allocation *allocation);
+/* The wl_buffer of a zero-copy buffer, made on first use through `path`
+ * (WAYLAND_PATH_UDA or WAYLAND_PATH_DMABUF: the caller's, never read from
+ * the window, whose path may be the previous negotiation's); NULL when
+ * the compositor refused it. */
+struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, enum wayland_buffer_path path,
+                                                        uint64_t buffer_id, uda_allocation *allocation);
 void wayland_buffers_forget(struct wayland_window *window);
 
 /* wayland_uda.c */

@@ -198,7 +198,8 @@ static bool wayland_present(struct platform_surface *surface)
 	struct wl_buffer *attached = NULL;
 	if (window->path != WAYLAND_PATH_SHM) {
 		/* The frame stays acquired until the compositor releases it. */
-		struct wayland_dmabuf_buffer *buffer = wayland_buffers_dmabuf_of(window, frame.buffer_id, frame.allocation);
+		struct wayland_dmabuf_buffer *buffer = wayland_buffers_dmabuf_of(window, window->path, frame.buffer_id,
+		                                                                  frame.allocation);
 		if (!buffer) {
 			uda_surface_release(surface->window, frame.buffer_id);
 			/* The next frame negotiates without this path: DMA-BUFs,
