@@ -214,6 +214,16 @@ static void surface_set_transform(struct wl_client *client, struct wl_resource *
 	(void)value;
 }
 
+/* Version 5: where a resize moved the surface's origin, which attach no
+ * longer carries. Windows here are laid side by side: nothing moves. */
+static void surface_offset(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y)
+{
+	(void)client;
+	(void)resource;
+	(void)x;
+	(void)y;
+}
+
 static const struct wl_surface_interface surface_impl = {
 	.destroy = compositor_destroy_request,
 	.attach = surface_attach,
@@ -225,6 +235,7 @@ static const struct wl_surface_interface surface_impl = {
 	.set_buffer_transform = surface_set_transform,
 	.set_buffer_scale = surface_set_transform,
 	.damage_buffer = surface_damage,
+	.offset = surface_offset,
 };
 
 static void destroy_callbacks(struct wl_list *callbacks)
@@ -297,7 +308,7 @@ static void bind_compositor(struct wl_client *client, void *data, uint32_t versi
 
 bool surface_global_create(struct compositor *compositor)
 {
-	return wl_global_create(compositor->display, &wl_compositor_interface, 4, compositor, bind_compositor) != NULL;
+	return wl_global_create(compositor->display, &wl_compositor_interface, 5, compositor, bind_compositor) != NULL;
 }
 
 struct surface *surface_from_resource(struct wl_resource *resource)

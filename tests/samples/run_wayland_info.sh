@@ -19,7 +19,7 @@ failed=0
 expect() {
 	grep -Eq "$1" "$work/info.txt" || { echo "missing: $1"; failed=1; }
 }
-expect "interface: 'wl_compositor', +version: +4,"
+expect "interface: 'wl_compositor', +version: +5,"
 expect "interface: 'xdg_wm_base', +version: +2,"
 expect "interface: 'wl_shm', +version: +1,"
 for format in XR24 AR24 XB24 AB24; do expect "= '$format'"; done

@@ -86,7 +86,8 @@ static bool log_says(const struct weston_launcher *weston, const char *text)
 	return found;
 }
 
-bool weston_launcher_start(struct weston_launcher *weston, bool pixman, unsigned width, unsigned height)
+/* A runtime folder of the launcher's own, and where its socket will be. */
+static bool make_runtime_dir(struct weston_launcher *weston)
 {
 	memset(weston, 0, sizeof(*weston));
 	weston->pid = -1;
@@ -95,6 +96,32 @@ bool weston_launcher_start(struct weston_launcher *weston, bool pixman, unsigned
 		return false;
 	snprintf(weston->socket, sizeof(weston->socket), "%s/wayland-uda", weston->runtime_dir);
 	snprintf(weston->log, sizeof(weston->log), "%s/weston.log", weston->runtime_dir);
+	return true;
+}
+
+bool weston_launcher_start_program(struct weston_launcher *launcher, char *const argv[])
+{
+	if (!make_runtime_dir(launcher))
+		return false;
+	launcher->pid = spawn(argv, launcher->runtime_dir, false);
+	for (int tries = 0; launcher->pid > 0 && tries < 400; tries++) {
+		struct stat st;
+		int status = 0;
+		if (waitpid(launcher->pid, &status, WNOHANG) == launcher->pid) {
+			launcher->pid = -1;
+			return false;
+		}
+		if (stat(launcher->socket, &st) == 0)
+			return true;
+		sleep_ms(25);
+	}
+	return false;
+}
+
+bool weston_launcher_start(struct weston_launcher *weston, bool pixman, unsigned width, unsigned height)
+{
+	if (!make_runtime_dir(weston))
+		return false;
 	char config[128], config_arg[160], log_arg[160], width_arg[32], height_arg[32];
 	snprintf(config, sizeof(config), "%s/weston.ini", weston->runtime_dir);
 	FILE *f = fopen(config, "w");

@@ -22,6 +22,10 @@ struct weston_launcher {
 /* Starts Weston with an output of width x height and waits, bounded,
  * until it takes clients. `pixman`: the pixman renderer, else GL. */
 bool weston_launcher_start(struct weston_launcher *weston, bool pixman, unsigned width, unsigned height);
+/* Another compositor in the same harness (uda-compositor): `argv` must
+ * listen on "wayland-uda" in the runtime folder, its working directory;
+ * started once the socket is there. weston_launcher_stop stops it. */
+bool weston_launcher_start_program(struct weston_launcher *launcher, char *const argv[]);
 void weston_launcher_stop(struct weston_launcher *weston);
 /* The output as shown now, as a PNG at `path` (weston-screenshooter
  * through Weston's --debug protocol). */

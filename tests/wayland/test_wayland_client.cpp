@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "backend_env.hpp"
@@ -102,27 +103,39 @@ bool find_window(const Screenshot &shot, Rgb top_left, unsigned &x0, unsigned &y
 	return ::testing::AssertionSuccess();
 }
 
+// uda's Wayland platform for the EGL displays this process makes.
+void use_udas_wayland_platform()
+{
+	use_build_tree_backends();
+	// tests/hardware/nvidia.sh names the manifest of a tree built
+	// elsewhere; NVIDIA's libEGL reads the __-prefixed name.
+	const char *moved = std::getenv("UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST");
+	const char *manifest = moved ? moved : UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST;
+	setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
+	setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
+	setenv("UDA_EGL_WAYLAND", "1", 1);
+}
+
+::testing::AssertionResult is_udas(const WaylandClient &client)
+{
+	if (!client.ok())
+		return ::testing::AssertionFailure() << "no EGL on the Wayland display: 0x" << std::hex << eglGetError();
+	// Only uda's platform has this extension; Mesa's does not.
+	const char *extensions = eglQueryString(client.egl(), EGL_EXTENSIONS);
+	if (!extensions || !std::strstr(extensions, "EGL_UDA_image_allocation"))
+		return ::testing::AssertionFailure() << "the display is not uda's";
+	return ::testing::AssertionSuccess();
+}
+
 class WaylandClientTest : public ::testing::TestWithParam<WestonRenderer>
 {
       protected:
 	void SetUp() override
 	{
-		use_build_tree_backends();
-		// tests/hardware/nvidia.sh names the manifest of a tree built
-		// elsewhere; NVIDIA's libEGL reads the __-prefixed name.
-		const char *moved = std::getenv("UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST");
-		const char *manifest = moved ? moved : UDA_TEST_EGL_WAYLAND_PLATFORM_MANIFEST;
-		setenv("EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
-		setenv("__EGL_EXTERNAL_PLATFORM_CONFIG_FILENAMES", manifest, 1);
-		setenv("UDA_EGL_WAYLAND", "1", 1);
+		use_udas_wayland_platform();
 		ASSERT_TRUE(weston.start(GetParam())) << "Weston did not start:\n" << weston.log();
 		client = std::make_unique<WaylandClient>(weston.socket());
-		ASSERT_TRUE(client->ok()) << "no EGL on the Wayland display: 0x" << std::hex << eglGetError();
-		// Only uda's platform makes these; Mesa's would not log them.
-		const char *vendor = eglQueryString(client->egl(), EGL_EXTENSIONS);
-		ASSERT_NE(vendor, nullptr);
-		ASSERT_NE(std::string(vendor).find("EGL_UDA_image_allocation"), std::string::npos)
-		        << "the display is not uda's";
+		ASSERT_TRUE(is_udas(*client));
 	}
 
 	void TearDown() override
@@ -493,6 +506,66 @@ TEST_P(WaylandClientTest, ClientsLeaveNoDescriptorsBehind)
 	life();
 	EXPECT_EQ(open_fd_count(), before) << describe_open_fds();
 }
+
+#ifdef UDA_TEST_UDA_COMPOSITOR
+// uda-compositor, started per test as Weston is, and stopped whatever
+// happens. It binds wl_compositor at version 5 (Weston 10 offers 4).
+struct UdaCompositor {
+	weston_launcher launcher = {};
+	bool started = false;
+	UdaCompositor()
+	{
+		char program[] = UDA_TEST_UDA_COMPOSITOR, socket_flag[] = "--socket", socket[] = "wayland-uda",
+		     save_flag[] = "--save", none[] = "none";
+		char *argv[] = {program, socket_flag, socket, save_flag, none, nullptr};
+		// Its Vulkan device imports through uda's layer, which the
+		// loader finds through XDG_DATA_DIRS: the compositor's alone.
+		const char *old = std::getenv("XDG_DATA_DIRS");
+		const std::string kept = old ? old : "";
+		setenv("XDG_DATA_DIRS", UDA_TEST_DATA_DIR ":/usr/local/share:/usr/share", 1);
+		started = weston_launcher_start_program(&launcher, argv);
+		if (old)
+			setenv("XDG_DATA_DIRS", kept.c_str(), 1);
+		else
+			unsetenv("XDG_DATA_DIRS");
+	}
+	~UdaCompositor() { weston_launcher_stop(&launcher); }
+};
+
+// From wl_surface version 5 on, attach must carry no offset (a non-zero
+// one is invalid_offset, the connection's end): a resize that moves the
+// window's top-left corner sends it through wl_surface.offset instead,
+// and the swaps go on.
+TEST(WaylandClientOnUdaCompositor, AResizeFromTheTopLeftSendsItsOffsetApartFromAttach)
+{
+	use_udas_wayland_platform();
+	UdaCompositor compositor;
+	ASSERT_TRUE(compositor.started) << "uda-compositor did not start";
+	WaylandClient client(compositor.launcher.socket, 5);
+	ASSERT_TRUE(is_udas(client));
+	ASSERT_EQ(wl_proxy_get_version(reinterpret_cast<wl_proxy *>(client.compositor())), 5u);
+	WaylandWindow window(client, 160, 120);
+	ASSERT_TRUE(window.ok()) << std::hex << eglGetError();
+	ASSERT_TRUE(client.make_current(window)) << std::hex << eglGetError();
+	glViewport(0, 0, 160, 120);
+	draw(first_picture, 160, 120);
+	ASSERT_TRUE(eglSwapBuffers(client.egl(), window.egl_surface())) << std::hex << eglGetError();
+
+	wl_egl_window_resize(window.native(), 140, 100, 20, 20);
+	for (int frame = 0; frame < 3; frame++) {
+		glViewport(0, 0, 140, 100);
+		draw(second_picture, 140, 100);
+		ASSERT_TRUE(eglSwapBuffers(client.egl(), window.egl_surface()))
+		        << "frame " << frame << ": 0x" << std::hex << eglGetError();
+	}
+	EXPECT_GE(wl_display_roundtrip(client.display()), 0);
+	EXPECT_EQ(wl_display_get_error(client.display()), 0) << "the compositor ended the connection";
+	int width = 0, height = 0;
+	wl_egl_window_get_attached_size(window.native(), &width, &height);
+	EXPECT_EQ(width, 140);
+	EXPECT_EQ(height, 100);
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Weston, WaylandClientTest, ::testing::Values(WestonRenderer::Gl, WestonRenderer::Pixman),
                          [](const ::testing::TestParamInfo<WestonRenderer> &param) {

@@ -65,8 +65,10 @@ class WaylandClient
 {
       public:
 	// Connects to `socket` and initializes EGL on it; ok() says whether
-	// that worked.
-	explicit WaylandClient(const std::string &socket)
+	// that worked. wl_compositor is bound at `compositor_version` or the
+	// compositor's, the lower.
+	explicit WaylandClient(const std::string &socket, uint32_t compositor_version = 4)
+	    : compositor_version_(compositor_version)
 	{
 		display_ = wl_display_connect(socket.c_str());
 		if (!display_)
@@ -136,7 +138,8 @@ class WaylandClient
 		auto *self = static_cast<WaylandClient *>(data);
 		if (strcmp(interface, wl_compositor_interface.name) == 0)
 			self->compositor_ = static_cast<wl_compositor *>(
-			        wl_registry_bind(registry, name, &wl_compositor_interface, version < 4 ? version : 4));
+			        wl_registry_bind(registry, name, &wl_compositor_interface,
+			                         version < self->compositor_version_ ? version : self->compositor_version_));
 		else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 			self->wm_base_ = static_cast<xdg_wm_base *>(wl_registry_bind(registry, name, &xdg_wm_base_interface, 1));
 			xdg_wm_base_add_listener(self->wm_base_, &wm_base_listener, self);
@@ -148,6 +151,7 @@ class WaylandClient
 	static constexpr wl_registry_listener registry_listener = {global, global_remove};
 	static constexpr xdg_wm_base_listener wm_base_listener = {ping};
 
+	uint32_t compositor_version_;
 	wl_display *display_ = nullptr;
 	wl_registry *registry_ = nullptr;
 	wl_compositor *compositor_ = nullptr;

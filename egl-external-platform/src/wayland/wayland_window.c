@@ -225,7 +225,16 @@ static bool wayland_present(struct platform_surface *surface)
 		attached = buffer->buffer;
 	}
 
-	wl_surface_attach(window->wl_surface, attached, native->dx, native->dy);
+	/* From wl_surface version 5 on, attach takes no offset (a non-zero
+	 * one is invalid_offset, which ends the connection): the resize's
+	 * offset goes through wl_surface.offset, as Mesa's platform sends it. */
+	if (wl_proxy_get_version((struct wl_proxy *)window->wl_surface) >= WL_SURFACE_OFFSET_SINCE_VERSION) {
+		if (native->dx || native->dy)
+			wl_surface_offset(window->wl_surface, native->dx, native->dy);
+		wl_surface_attach(window->wl_surface, attached, 0, 0);
+	} else {
+		wl_surface_attach(window->wl_surface, attached, native->dx, native->dy);
+	}
 	native->dx = native->dy = 0;
 	native->attached_width = (int)frame.width;
 	native->attached_height = (int)frame.height;
