@@ -213,6 +213,39 @@ TEST(V4l2Device, ANodeThatSharesNoBuffersIsNoDevice)
 	EXPECT_EQ(v4l2_devices_add_all(ctx.get(), replay.io()), 0u);
 }
 
+// A picture format uda has no DRM format for (Y16I: a depth camera's
+// interleaved infrared, listed by uvcvideo) is said where the device is
+// added and is in no set; the camera's other formats serve as before.
+TEST(V4l2Device, AFormatWithoutADrmFormatIsSaidAndLeftOut)
+{
+	const Recording recording("driver uvcvideo\ncard Depth Camera\nbus usb-0000:00:14.0-2\n"
+	                          "device-caps 0x04200001\nqueue capture memory mmap,dmabuf\n"
+	                          "format Y16I discrete 640x480 bpp 2\nformat YUYV discrete 640x480 bpp 2\n");
+	Replay replay(recording.path());
+	std::vector<std::string> infos;
+	uda_context_create_info info = bare_context_info();
+	info.log_level = UDA_LOG_INFO;
+	info.log_callback = [](uda_log_level level, const char *message, void *user_data) {
+		if (level == UDA_LOG_INFO)
+			static_cast<std::vector<std::string> *>(user_data)->push_back(message);
+	};
+	info.log_user_data = &infos;
+	uda_context *raw_ctx = nullptr;
+	ASSERT_EQ(uda_context_create(&info, &raw_ctx), UDA_SUCCESS);
+	const ContextPtr ctx(raw_ctx);
+	uda_device *camera = add(ctx.get(), replay, recording.name());
+	ASSERT_NE(camera, nullptr);
+	size_t said = 0;
+	for (const std::string &message : infos)
+		said += message.find("format Y16I (0x49363159) of its capture queue has no DRM format uda knows") !=
+		        std::string::npos;
+	EXPECT_EQ(said, 1u) << "said once, where the device is added";
+	ListPtr sets;
+	ASSERT_EQ(sets_of(camera, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 1280u);
+}
+
 TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
 {
 	Replay replay(all_recorded()); // outlives the context

@@ -728,6 +728,26 @@ static uda_result register_device(uda_context *ctx, struct v4l2_device *device, 
 	return UDA_SUCCESS;
 }
 
+/* Picture formats the driver lists that uda has no DRM format for take
+ * part in no set: said once, where the device is added, so that a
+ * camera offering only such formats is understood. */
+static void log_unknown_formats(uda_context *ctx, const struct v4l2_device *device)
+{
+	const struct v4l2_probed_queue *queues[] = {&device->node.capture, &device->node.output};
+	for (int q = 0; q < 2; q++) {
+		for (uint32_t i = 0; queues[q]->present && i < queues[q]->format_count; i++) {
+			const struct v4l2_probed_format *format = &queues[q]->formats[i];
+			if (format->compressed || format->image)
+				continue;
+			char text[5];
+			v4l2_fourcc_text(format->pixelformat, text);
+			uda_context_log(ctx, UDA_LOG_INFO,
+			                "v4l2: %s: format %s (0x%08x) of its %s queue has no DRM format uda knows: left out",
+			                device->path, text, format->pixelformat, q ? "output" : "capture");
+		}
+	}
+}
+
 uda_result v4l2_device_add(uda_context *ctx, const char *path, const struct v4l2_io *io, uda_device **out_device)
 {
 	struct v4l2_device *device = calloc(1, sizeof(*device));
@@ -750,6 +770,7 @@ uda_result v4l2_device_add(uda_context *ctx, const char *path, const struct v4l2
 		free(device);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s: %s", path, why);
 	}
+	log_unknown_formats(ctx, device);
 	const uda_result result = register_device(ctx, device, out_device);
 	if (result != UDA_SUCCESS)
 		v4l2_destroy(device);
@@ -759,7 +780,11 @@ uda_result v4l2_device_add(uda_context *ctx, const char *path, const struct v4l2
 uint32_t v4l2_devices_add_all(uda_context *ctx, const struct v4l2_io *io)
 {
 	char paths[V4L2_IO_MAX_NODES][V4L2_IO_PATH_MAX];
-	const uint32_t count = io->list(io->data, paths, V4L2_IO_MAX_NODES);
+	const uint32_t found = io->list(io->data, paths, V4L2_IO_MAX_NODES);
+	const uint32_t count = found < V4L2_IO_MAX_NODES ? found : V4L2_IO_MAX_NODES;
+	if (found > count)
+		uda_context_log(ctx, UDA_LOG_WARNING, "v4l2: %u video nodes, the first %u taken (up to %s)", found, count,
+		                paths[count - 1]);
 	uint32_t added = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		if (v4l2_device_add(ctx, paths[i], io, NULL) == UDA_SUCCESS)

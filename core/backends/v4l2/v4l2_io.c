@@ -37,23 +37,39 @@ static int by_number(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Every node is read before any is dropped: readdir's order is the
+ * folder's, not the kernel's, and the nodes kept must be the same ones
+ * from one process to the next. */
+#define KERNEL_LIST_MAX_NAMES 4096u
+
 static uint32_t kernel_list(void *data, char (*out)[V4L2_IO_PATH_MAX], uint32_t capacity)
 {
 	(void)data;
-	char names[V4L2_IO_MAX_NODES][V4L2_IO_PATH_MAX];
 	DIR *dir = opendir("/dev");
 	if (!dir)
 		return 0;
-	uint32_t count = 0;
-	for (struct dirent *entry; count < capacity && count < V4L2_IO_MAX_NODES && (entry = readdir(dir));) {
-		if (video_number(entry->d_name) >= 0)
-			snprintf(names[count++], V4L2_IO_PATH_MAX, "%.50s", entry->d_name);
+	char (*names)[V4L2_IO_PATH_MAX] = NULL;
+	uint32_t count = 0, allocated = 0;
+	for (struct dirent *entry; count < KERNEL_LIST_MAX_NAMES && (entry = readdir(dir));) {
+		if (video_number(entry->d_name) < 0)
+			continue;
+		if (count == allocated) {
+			const uint32_t more = allocated ? allocated * 2 : 64;
+			void *grown = realloc(names, (size_t)more * V4L2_IO_PATH_MAX);
+			if (!grown)
+				break;
+			names = grown;
+			allocated = more;
+		}
+		snprintf(names[count++], V4L2_IO_PATH_MAX, "%.50s", entry->d_name);
 	}
 	closedir(dir);
 	/* video2 before video10: the order of the kernel's minors. */
-	qsort(names, count, V4L2_IO_PATH_MAX, by_number);
-	for (uint32_t i = 0; i < count; i++)
+	if (count)
+		qsort(names, count, V4L2_IO_PATH_MAX, by_number);
+	for (uint32_t i = 0; i < count && i < capacity; i++)
 		snprintf(out[i], V4L2_IO_PATH_MAX, "/dev/%.50s", names[i]);
+	free(names);
 	return count;
 }
 

@@ -25,14 +25,18 @@ extern "C" {
 #endif
 
 #define V4L2_IO_PATH_MAX 64
-#define V4L2_IO_MAX_NODES 32
+/* Nodes a context takes: a Raspberry Pi 5 with two cameras has about 40
+ * (each camera's front end and back end make several, the codecs more). */
+#define V4L2_IO_MAX_NODES 64
 
 struct v4l2_io {
 	/* 0, or -1 with errno set, as ioctl(2). */
 	int (*ioctl)(void *data, int fd, unsigned long request, void *arg);
 	void *data;
-	/* The video nodes there are (at most `capacity` paths), in a stable
-	 * order; their count. Optional where only ioctl is used. */
+	/* The video nodes there are, in a stable order (the kernel's minor
+	 * numbers): the first `capacity` paths written to `out`, and the
+	 * count of all of them, which may be more. Optional where only
+	 * ioctl is used. */
 	uint32_t (*list)(void *data, char (*out)[V4L2_IO_PATH_MAX], uint32_t capacity);
 	/* O_RDWR | O_NONBLOCK | O_CLOEXEC: an fd, or -errno. */
 	int (*open)(void *data, const char *path);

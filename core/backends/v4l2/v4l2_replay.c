@@ -714,10 +714,9 @@ static int replay_ioctl(void *data, int fd, unsigned long request, void *arg)
 static uint32_t replay_list(void *data, char (*out)[V4L2_IO_PATH_MAX], uint32_t capacity)
 {
 	const struct v4l2_replay *replay = data;
-	uint32_t count = 0;
-	for (; count < replay->node_count && count < capacity; count++)
-		snprintf(out[count], V4L2_IO_PATH_MAX, "%s", replay->nodes[count].path);
-	return count;
+	for (uint32_t i = 0; i < replay->node_count && i < capacity; i++)
+		snprintf(out[i], V4L2_IO_PATH_MAX, "%s", replay->nodes[i].path);
+	return replay->node_count;
 }
 
 static int replay_open(void *data, const char *path)
