@@ -149,17 +149,27 @@ struct params_answer {
 	bool answered;
 };
 
+/* An answer that came after the wait gave up (user data NULL): nobody
+ * uses the buffer, and the compositor would keep it, DMA-BUF and all,
+ * for the connection's life unless it is destroyed. */
 static void params_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *buffer)
 {
-	(void)params;
 	struct params_answer *answer = data;
+	if (!answer) {
+		wl_buffer_destroy(buffer);
+		zwp_linux_buffer_params_v1_destroy(params);
+		return;
+	}
 	answer->buffer = buffer;
 	answer->answered = true;
 }
 
 static void params_failed(void *data, struct zwp_linux_buffer_params_v1 *params)
 {
-	(void)params;
+	if (!data) {
+		zwp_linux_buffer_params_v1_destroy(params);
+		return;
+	}
 	((struct params_answer *)data)->answered = true;
 }
 
@@ -204,7 +214,15 @@ struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_window *window, ud
 		                                  metadata.format, 0);
 	if (fits)
 		wayland_display_wait_for(wayland, window->queue, &answer.answered, WAYLAND_ANSWER_TIMEOUT_MS);
-	zwp_linux_buffer_params_v1_destroy(params);
+	if (fits && !answer.answered) {
+		/* Too late for this window, not for the compositor: the params
+		 * wait for their answer on the display's queue, which outlives
+		 * the window's, and destroy what it brings. */
+		wl_proxy_set_user_data((struct wl_proxy *)params, NULL);
+		wl_proxy_set_queue((struct wl_proxy *)params, wayland->queue);
+	} else {
+		zwp_linux_buffer_params_v1_destroy(params);
+	}
 	if (!answer.buffer)
 		platform_debug("Wayland: the compositor did not take a DMA-BUF of modifier 0x%016llx",
 		               (unsigned long long)modifier);
