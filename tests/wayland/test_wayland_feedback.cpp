@@ -363,6 +363,7 @@ TEST_F(FeedbackEvents, BrokenFeedbackIsDroppedAndTheLastGoodOneStays)
 {
 	send(table, {0});
 	ASSERT_EQ(receiver.generation, 1u);
+	uint16_t good = 0; // the index of the last good feedback's one pair
 	struct Case {
 		const char *what;
 		std::function<void()> send_it;
@@ -398,10 +399,28 @@ TEST_F(FeedbackEvents, BrokenFeedbackIsDroppedAndTheLastGoodOneStays)
 		if (receiver.received) {
 			EXPECT_EQ(receiver.current.tranches[0].pair_count, pairs_before);
 		}
-		// And a good one after it is taken again.
-		send(table, {1});
+		// And a good one after it (another than the last) is taken.
+		good = good ? 0 : 1;
+		send(table, {good});
 		EXPECT_EQ(receiver.generation, before + 1);
 	}
+}
+
+// Compositors send the surface's feedback again on every plane decision,
+// most often unchanged: the same feedback again is no change (the
+// generation stays, so the window's buffers are not negotiated anew).
+TEST_F(FeedbackEvents, TheSameFeedbackAgainIsNoChange)
+{
+	send(table, {1, 0});
+	ASSERT_EQ(receiver.generation, 1u);
+	send(table, {1, 0});
+	EXPECT_EQ(receiver.generation, 1u);
+	send(table, {1, 0}, 1 /* scanout */);
+	EXPECT_EQ(receiver.generation, 2u) << "the scanout flag is a change";
+	EXPECT_TRUE(receiver.current.tranches[0].scanout);
+	send(table, {0, 1}, 1);
+	EXPECT_EQ(receiver.generation, 3u) << "another order is a change";
+	EXPECT_EQ(receiver.current.tranches[0].pairs[0].modifier, DRM_FORMAT_MOD_LINEAR);
 }
 
 // A compositor that repeats indices costs nothing: each pair is kept once,

@@ -283,6 +283,15 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 {
 	uint64_t generation = 0;
 	window_feedback(window, &generation);
+	if (generation != window->negotiated_generation && window->negotiated_generation == 0) {
+		/* The surface's own feedback came after buffers were made for
+		 * the display's default one: most often the same. */
+		pthread_mutex_lock(&window->wayland->lock);
+		const struct feedback *default_feedback = wayland_dmabuf_feedback(window->wayland);
+		if (default_feedback && feedback_equal(default_feedback, &window->feedback.receiver.current))
+			window->negotiated_generation = generation;
+		pthread_mutex_unlock(&window->wayland->lock);
+	}
 	if (generation == window->negotiated_generation && window->uda_sets.generation == window->negotiated_uda_generation)
 		return;
 	struct platform_surface *surface = window->surface;

@@ -278,6 +278,10 @@ void feedback_receiver_done(struct feedback_receiver *receiver)
 {
 	if (receiver->broken || receiver->tranche_open) {
 		feedback_clear(&receiver->pending);
+	} else if (receiver->received && feedback_equal(&receiver->current, &receiver->pending)) {
+		/* Sent again unchanged (compositors resend on every plane
+		 * decision): nothing to negotiate anew. */
+		feedback_clear(&receiver->pending);
 	} else {
 		feedback_move(&receiver->current, &receiver->pending);
 		receiver->generation++;

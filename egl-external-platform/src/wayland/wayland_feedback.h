@@ -85,7 +85,7 @@ struct feedback_receiver {
 	uint8_t *tranche_seen; /* a bit per table entry: in the open tranche */
 	bool broken;         /* the pending feedback broke the rules */
 	bool received;       /* a good `done` came */
-	uint64_t generation; /* counts the good `done`s */
+	uint64_t generation; /* counts the good `done`s that changed it */
 };
 
 /* A table larger than this is refused (16 bytes an entry). */
