@@ -216,28 +216,37 @@ uda_device *add_renderer(uda_context *ctx)
 	return device;
 }
 
-uint64_t negotiated_first(uda_context *ctx, uda_device *renderer, const feedback &fb)
+// The first set the renderer and the compositor agree on, negotiated as
+// the platform does (feedback_negotiation: its sets, its DMA-BUF filter
+// and ranking, its GPU sampling and its display scanning out where uda
+// knows them); its layout, and the set itself in *out_set.
+uint64_t negotiated_first(uda_context *ctx, uda_device *renderer, const feedback &fb, SetSpec *out_set = nullptr)
 {
-	uda_capability_set_list *peer = nullptr;
-	EXPECT_EQ(feedback_capability_sets(&fb, ctx, DRM_FORMAT_XRGB8888, &peer), UDA_SUCCESS);
-	const uda_usage_atom atom = {UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, nullptr};
-	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &atom};
-	const uda_device_usage device = {renderer, &usage};
-	// As the platform negotiates: the compositor's tranche order leads.
-	uint64_t modifiers[UDA_MAX_FILTER_MODIFIERS];
-	uint32_t ranks[UDA_MAX_FILTER_MODIFIERS];
-	const uint32_t count = feedback_modifiers(&fb, DRM_FORMAT_XRGB8888, modifiers, ranks, UDA_MAX_FILTER_MODIFIERS);
-	const uda_negotiation_layout_ranking ranking = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, nullptr, count,
-	                                                modifiers, ranks};
-	const uda_negotiation_peer_info peer_info = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, &ranking, peer};
+	feedback_negotiation negotiation;
+	EXPECT_EQ(feedback_negotiation_init(&negotiation, &fb, ctx, DRM_FORMAT_XRGB8888), UDA_SUCCESS);
+	const uda_usage_atom render = {UDA_VENDOR_NONE, UDA_USAGE_RENDER_TARGET, 0, nullptr};
+	const uda_usage_atom sample = {UDA_VENDOR_NONE, UDA_USAGE_SAMPLED, 0, nullptr};
+	const uda_usage_atom scanout = {UDA_VENDOR_NONE, UDA_USAGE_SCANOUT, 0, nullptr};
+	const uda_usage render_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &render};
+	const uda_usage sample_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &sample};
+	const uda_usage scanout_usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &scanout};
+	std::vector<uda_device_usage> devices = {{renderer, &render_usage}};
+	if (negotiation.reader)
+		devices.push_back({negotiation.reader, &sample_usage});
+	if (negotiation.display)
+		devices.push_back({negotiation.display, &scanout_usage});
 	const uda_assertion assertion = {UDA_STRUCTURE_TYPE_ASSERTION, nullptr, 256, 256, DRM_FORMAT_XRGB8888, 1};
-	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &peer_info, &assertion, 1, &device};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &negotiation.peer, &assertion,
+	                                   static_cast<uint32_t>(devices.size()), devices.data()};
 	uda_capability_set_list *result = nullptr;
 	uint64_t modifier = DRM_FORMAT_MOD_INVALID;
-	if (uda_negotiate(ctx, &info, &result) == UDA_SUCCESS)
+	if (uda_negotiate(ctx, &info, &result) == UDA_SUCCESS) {
 		uda_capability_set_list_get_modifier(result, 0, &modifier);
+		if (out_set)
+			*out_set = read_set(result, 0);
+	}
 	uda_capability_set_list_destroy(result);
-	uda_capability_set_list_destroy(peer);
+	feedback_negotiation_finish(&negotiation);
 	return modifier;
 }
 
@@ -264,6 +273,69 @@ TEST_F(WaylandFeedback, AScanoutTrancheLeadsTheNegotiationWhileItLasts)
 	EXPECT_FALSE(feedback_has_scanout(&fb, DRM_FORMAT_XRGB8888));
 	EXPECT_EQ(negotiated_first(ctx, renderer, with_plane), X_TILED);
 	EXPECT_EQ(negotiated_first(ctx, renderer, fb), COMPRESSED);
+	feedback_clear(&with_plane);
+}
+
+// The compositor's devices among uda's, by the dev_t its feedback names:
+// the main device is its GPU (a reader, sampling); a scanout tranche's
+// target is its display, for the formats that tranche lists.
+TEST_F(WaylandFeedback, TheCompositorsDevicesAreFoundByTheirNodes)
+{
+	const std::vector<SetSpec> any = {SetSpec{{layout(DRM_FORMAT_MOD_LINEAR, 0)}}};
+	uda_device *gpu = nullptr, *display = nullptr, *other = nullptr;
+	const test_device_node gpu_node = {UDA_DEVICE_API_VULKAN, 226, 128, true};
+	const test_device_node display_node = {UDA_DEVICE_API_DRM, 226, 0, true};
+	const test_device_node other_node = {UDA_DEVICE_API_GL, 226, 129, true};
+	ASSERT_EQ(test_device_add_on_node(ctx, "GPU", 1, make_list(ctx, any).release(), &gpu_node, &gpu), UDA_SUCCESS);
+	ASSERT_EQ(test_device_add_on_node(ctx, "display", 2, make_list(ctx, any).release(), &display_node, &display),
+	          UDA_SUCCESS);
+	ASSERT_EQ(test_device_add_on_node(ctx, "another GPU", 3, make_list(ctx, any).release(), &other_node, &other),
+	          UDA_SUCCESS);
+	scanout_tranche(fb);
+	render_tranche(fb);
+	fb.has_main_device = true;
+	fb.main_device = makedev(226, 128);
+	uda_device *reader = nullptr, *scanning = nullptr;
+	feedback_devices(&fb, ctx, DRM_FORMAT_XRGB8888, &reader, &scanning);
+	EXPECT_EQ(reader, gpu);
+	EXPECT_EQ(scanning, display);
+	feedback_devices(&fb, ctx, DRM_FORMAT_ARGB8888, &reader, &scanning);
+	EXPECT_EQ(reader, gpu);
+	EXPECT_EQ(scanning, nullptr) << "the scanout tranche lists no ARGB8888";
+	// A node uda does not know, and a display named as a main device.
+	fb.main_device = makedev(226, 130);
+	feedback_devices(&fb, ctx, DRM_FORMAT_XRGB8888, &reader, &scanning);
+	EXPECT_EQ(reader, nullptr);
+	fb.main_device = makedev(226, 0);
+	feedback_devices(&fb, ctx, DRM_FORMAT_XRGB8888, &reader, &scanning);
+	EXPECT_EQ(reader, nullptr) << "a display samples nothing";
+}
+
+// While the scanout tranche lasts, the display negotiates too: what it
+// needs beyond a layout (here rows of 512 bytes) is in the buffers the
+// renderer makes, which the layout alone would not have carried.
+TEST_F(WaylandFeedback, TheDisplaysConstraintsReachTheBuffersWhileItScansOut)
+{
+	uda_device *renderer = add_renderer(ctx);
+	SetSpec scanout_set{{layout(X_TILED, 0), common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)}};
+	scanout_set.constraints[UDA_CONSTRAINT_PITCH_ALIGNMENT] = 512;
+	uda_device *display = nullptr;
+	const test_device_node display_node = {UDA_DEVICE_API_DRM, 226, 0, true};
+	ASSERT_EQ(test_device_add_on_node(ctx, "display", 2, make_list(ctx, {scanout_set}).release(), &display_node,
+	                                  &display),
+	          UDA_SUCCESS);
+	feedback with_plane;
+	feedback_init(&with_plane);
+	scanout_tranche(with_plane);
+	render_tranche(with_plane);
+	SetSpec agreed;
+	EXPECT_EQ(negotiated_first(ctx, renderer, with_plane, &agreed), X_TILED);
+	EXPECT_EQ(agreed.constraints[UDA_CONSTRAINT_PITCH_ALIGNMENT], 512u);
+	// Back to composition: the display is out, and so is its constraint.
+	render_tranche(fb);
+	SetSpec composited;
+	EXPECT_EQ(negotiated_first(ctx, renderer, fb, &composited), COMPRESSED);
+	EXPECT_EQ(composited.constraints.count(UDA_CONSTRAINT_PITCH_ALIGNMENT), 0u);
 	feedback_clear(&with_plane);
 }
 

@@ -1,12 +1,10 @@
 /* A Wayland window's buffers: negotiated with the compositor (its
- * linux-dmabuf feedback, its device where uda knows it) for zero-copy
+ * linux-dmabuf feedback, its devices where uda knows them) for zero-copy
  * DMA-BUFs, or readable by the CPU for the wl_shm copy where nothing is
  * common; negotiated again when the surface's feedback changes; and the
  * wl_buffers of the DMA-BUF ones. */
 #include <drm_fourcc.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 
 #include "wayland_platform.h"
 
@@ -17,40 +15,8 @@ static const uda_usage_atom read_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_CPU_READ
 static const uda_usage render_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, render_atoms};
 static const uda_usage sampled_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, sampled_atoms};
 static const uda_usage cpu_read_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, read_atoms};
-
-/* The compositor's device among uda's, by the dev_t its feedback names
- * (the main device; a tranche's target where there is none), through
- * an API that samples: the device the compositor reads the buffer with. */
-static uda_device *compositor_device(const struct wayland_display *wayland, const struct feedback *feedback)
-{
-	dev_t wanted;
-	if (feedback->has_main_device)
-		wanted = feedback->main_device;
-	else if (feedback->tranche_count)
-		wanted = feedback->tranches[0].target_device;
-	else
-		return NULL;
-	uint32_t count = 0;
-	if (uda_context_enumerate_devices(wayland->context, &count, NULL) != UDA_SUCCESS || count == 0)
-		return NULL;
-	uda_device **devices = calloc(count, sizeof(*devices));
-	uda_device *found = NULL;
-	if (devices && uda_context_enumerate_devices(wayland->context, &count, devices) == UDA_SUCCESS) {
-		for (uint32_t i = 0; i < count && !found; i++) {
-			uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
-			if (uda_device_get_info(devices[i], &info) != UDA_SUCCESS ||
-			    (info.api != UDA_DEVICE_API_GL && info.api != UDA_DEVICE_API_VULKAN))
-				continue;
-			const uda_drm_node *nodes[] = {&info.drm_primary, &info.drm_render};
-			for (int n = 0; n < 2 && !found; n++) {
-				if (nodes[n]->present && nodes[n]->major == major(wanted) && nodes[n]->minor == minor(wanted))
-					found = devices[i];
-			}
-		}
-	}
-	free(devices);
-	return found;
-}
+static const uda_usage_atom scanout_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_SCANOUT, 0, NULL}};
+static const uda_usage scanout_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, scanout_atoms};
 
 /* The feedback the window's buffers follow: its own (version 4) once it
  * came, else the display's. */
@@ -84,36 +50,39 @@ static uda_surface *create_surface(struct wayland_display *wayland, const uda_de
 }
 
 /* Zero-copy buffers: negotiated between the GL device (which renders),
- * the device that allocates for it, and the compositor: its device where
- * uda knows it (sampling), and in any case the sets of its feedback
- * (DMA-BUF of the modifiers it listed, its order kept). NULL where
- * nothing is common. */
+ * the device that allocates for it, and the compositor: the sets of its
+ * feedback (DMA-BUF of the modifiers it listed, its order kept) and its
+ * devices where uda knows them: its GPU (sampling) and, while a scanout
+ * tranche lasts, its display (scanning out), whose constraints (pitch,
+ * size, placement) a layout alone does not carry. Buffers the display
+ * cannot take are still buffers the compositor composites: negotiated
+ * again without it. NULL where nothing is common. */
 static uda_surface *negotiate_dmabuf(struct wayland_window *window, const struct feedback *feedback, uint32_t width,
                                      uint32_t height)
 {
 	struct wayland_display *wayland = window->wayland;
-	uda_capability_set_list *sets = NULL;
-	if (!wayland->dmabuf || feedback_capability_sets(feedback, wayland->context, window->format, &sets) != UDA_SUCCESS)
+	struct feedback_negotiation negotiation;
+	if (!wayland->dmabuf ||
+	    feedback_negotiation_init(&negotiation, feedback, wayland->context, window->format) != UDA_SUCCESS)
 		return NULL;
-	uint64_t modifiers[UDA_MAX_FILTER_MODIFIERS];
-	uint32_t ranks[UDA_MAX_FILTER_MODIFIERS];
-	const uint32_t modifier_count =
-	        feedback_modifiers(feedback, window->format, modifiers, ranks, UDA_MAX_FILTER_MODIFIERS);
-	/* The compositor's tranche order leads (a scanout tranche first). */
-	const uda_negotiation_layout_ranking ranking = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, NULL,
-	                                                modifier_count, modifiers, ranks};
-	const uda_negotiation_layout_filter filter = {UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, &ranking,
-	                                              modifier_count, modifiers, UDA_HANDLE_TYPE_DMA_BUF};
-	const uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, &filter, sets};
-	uda_device_usage devices[3] = {{wayland->gl, &render_usage}, {wayland->allocator, &render_usage}};
+	uda_device_usage devices[4] = {{wayland->gl, &render_usage}, {wayland->allocator, &render_usage}};
 	uint32_t count = 2;
-	uda_device *reader = compositor_device(wayland, feedback);
+	uda_device *reader = negotiation.reader, *display = negotiation.display;
 	if (reader && reader != wayland->gl && reader != wayland->allocator)
 		devices[count++] = (uda_device_usage){reader, &sampled_usage};
-	uda_surface *buffers = create_surface(wayland, devices, count, &peer, width, height, window->format);
-	platform_debug("Wayland: DMA-BUF buffers with the compositor's %u modifier(s)%s: %s", modifier_count,
-	               reader ? " and its device" : "", buffers ? "negotiated" : uda_context_get_error(wayland->context));
-	uda_capability_set_list_destroy(sets);
+	if (display)
+		devices[count++] = (uda_device_usage){display, &scanout_usage};
+	uda_surface *buffers = create_surface(wayland, devices, count, &negotiation.peer, width, height, window->format);
+	if (!buffers && display) {
+		platform_debug("Wayland: no DMA-BUF buffers its display scans out (%s): buffers for composition",
+		               uda_context_get_error(wayland->context));
+		buffers = create_surface(wayland, devices, count - 1, &negotiation.peer, width, height, window->format);
+		display = NULL;
+	}
+	platform_debug("Wayland: DMA-BUF buffers with the compositor's %u modifier(s)%s%s: %s", negotiation.ranking.count,
+	               reader ? ", its GPU" : "", display ? ", its display" : "",
+	               buffers ? "negotiated" : uda_context_get_error(wayland->context));
+	feedback_negotiation_finish(&negotiation);
 	return buffers;
 }
 

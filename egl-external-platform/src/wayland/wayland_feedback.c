@@ -2,6 +2,7 @@
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "wayland_feedback.h"
@@ -289,4 +290,76 @@ void feedback_receiver_done(struct feedback_receiver *receiver)
 	}
 	receiver->broken = false;
 	close_tranche(receiver);
+}
+
+/* A device of `context` through `api` (or `other_api`) whose primary or
+ * render node is `node`; NULL where there is none. */
+static uda_device *device_on_node(uda_context *context, dev_t node, uda_device_api api, uda_device_api other_api)
+{
+	uint32_t count = 0;
+	if (uda_context_enumerate_devices(context, &count, NULL) != UDA_SUCCESS || count == 0)
+		return NULL;
+	uda_device **devices = calloc(count, sizeof(*devices));
+	uda_device *found = NULL;
+	if (devices && uda_context_enumerate_devices(context, &count, devices) == UDA_SUCCESS) {
+		for (uint32_t i = 0; i < count && !found; i++) {
+			uda_device_info info = {.type = UDA_STRUCTURE_TYPE_DEVICE_INFO};
+			if (uda_device_get_info(devices[i], &info) != UDA_SUCCESS ||
+			    (info.api != api && info.api != other_api))
+				continue;
+			const uda_drm_node *nodes[] = {&info.drm_primary, &info.drm_render};
+			for (int n = 0; n < 2 && !found; n++) {
+				if (nodes[n]->present && nodes[n]->major == major(node) && nodes[n]->minor == minor(node))
+					found = devices[i];
+			}
+		}
+	}
+	free(devices);
+	return found;
+}
+
+void feedback_devices(const struct feedback *feedback, uda_context *context, uint32_t format, uda_device **out_reader,
+                      uda_device **out_display)
+{
+	*out_reader = NULL;
+	*out_display = NULL;
+	if (feedback->has_main_device)
+		*out_reader = device_on_node(context, feedback->main_device, UDA_DEVICE_API_GL, UDA_DEVICE_API_VULKAN);
+	else if (feedback->tranche_count)
+		*out_reader =
+		        device_on_node(context, feedback->tranches[0].target_device, UDA_DEVICE_API_GL, UDA_DEVICE_API_VULKAN);
+	for (uint32_t i = 0; i < feedback->tranche_count; i++) {
+		const struct feedback_tranche *tranche = &feedback->tranches[i];
+		bool lists_format = false;
+		for (uint32_t j = 0; tranche->scanout && j < tranche->pair_count && !lists_format; j++)
+			lists_format = tranche->pairs[j].format == format && tranche->pairs[j].modifier != DRM_FORMAT_MOD_INVALID;
+		if (lists_format) {
+			*out_display = device_on_node(context, tranche->target_device, UDA_DEVICE_API_DRM, UDA_DEVICE_API_DRM);
+			return;
+		}
+	}
+}
+
+uda_result feedback_negotiation_init(struct feedback_negotiation *out, const struct feedback *feedback,
+                                     uda_context *context, uint32_t format)
+{
+	memset(out, 0, sizeof(*out));
+	const uda_result result = feedback_capability_sets(feedback, context, format, &out->sets);
+	if (result != UDA_SUCCESS)
+		return result;
+	const uint32_t count = feedback_modifiers(feedback, format, out->modifiers, out->ranks, UDA_MAX_FILTER_MODIFIERS);
+	/* The compositor's tranche order leads (a scanout tranche first). */
+	out->ranking = (uda_negotiation_layout_ranking){UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_RANKING, NULL, count,
+	                                                out->modifiers, out->ranks};
+	out->filter = (uda_negotiation_layout_filter){UDA_STRUCTURE_TYPE_NEGOTIATION_LAYOUT_FILTER, &out->ranking, count,
+	                                              out->modifiers, UDA_HANDLE_TYPE_DMA_BUF};
+	out->peer = (uda_negotiation_peer_info){UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, &out->filter, out->sets};
+	feedback_devices(feedback, context, format, &out->reader, &out->display);
+	return UDA_SUCCESS;
+}
+
+void feedback_negotiation_finish(struct feedback_negotiation *negotiation)
+{
+	uda_capability_set_list_destroy(negotiation->sets);
+	negotiation->sets = NULL;
 }

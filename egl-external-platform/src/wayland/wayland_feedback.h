@@ -66,6 +66,36 @@ uda_result feedback_capability_sets(const struct feedback *feedback, uda_context
 uint32_t feedback_modifiers(const struct feedback *feedback, uint32_t format, uint64_t *out, uint32_t *out_ranks,
                             uint32_t capacity);
 
+/* The compositor's devices among those of `context`, by the dev_t its
+ * feedback names: `reader`, the GPU (GL or Vulkan) of its main device (a
+ * tranche's target where there is none), which samples the buffers;
+ * `display`, the DRM display that the first scanout tranche listing
+ * `format` targets, which scans them out while that tranche lasts. NULL
+ * where uda knows none. */
+void feedback_devices(const struct feedback *feedback, uda_context *context, uint32_t format, uda_device **out_reader,
+                      uda_device **out_display);
+
+/* What a client's buffers of `format` are negotiated with, from the
+ * compositor's feedback: its sets (feedback_capability_sets), a DMA-BUF
+ * filter of its modifiers with its tranche order as their ranking, and
+ * its devices. `peer` heads the chain (peer, filter, ranking) to hang on
+ * uda_negotiation_info or uda_surface_create_info; the struct points
+ * into itself, so it stays where feedback_negotiation_init put it.
+ * UDA_ERROR_NOT_FOUND where the feedback has no explicit layout of the
+ * format; feedback_negotiation_finish after success. */
+struct feedback_negotiation {
+	uda_capability_set_list *sets;
+	uint64_t modifiers[UDA_MAX_FILTER_MODIFIERS];
+	uint32_t ranks[UDA_MAX_FILTER_MODIFIERS];
+	uda_negotiation_layout_ranking ranking;
+	uda_negotiation_layout_filter filter;
+	uda_negotiation_peer_info peer;
+	uda_device *reader, *display;
+};
+uda_result feedback_negotiation_init(struct feedback_negotiation *out, const struct feedback *feedback,
+                                     uda_context *context, uint32_t format);
+void feedback_negotiation_finish(struct feedback_negotiation *negotiation);
+
 /* What one zwp_linux_dmabuf_feedback_v1 object sends, received event by
  * event: every event is the compositor's word, untrusted. A feedback that
  * breaks the protocol's rules (a table of the wrong size, an index past
