@@ -246,6 +246,34 @@ TEST(V4l2Device, AFormatWithoutADrmFormatIsSaidAndLeftOut)
 	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 1280u);
 }
 
+// An output-only node (a video output: vivid's second node, a TV or HDMI
+// transmitter driven through V4L2) shows the frames its output queue
+// takes: it negotiates for UDA_USAGE_SCANOUT, and nothing a camera does.
+TEST(V4l2Device, AVideoOutputNegotiatesForScanout)
+{
+	// vivid's video output node as its device caps make it (VIDEO_OUTPUT,
+	// EXT_PIX_FORMAT, STREAMING), with the capture node's YUYV.
+	const Recording recording("driver vivid\ncard vivid\nbus platform:vivid-000\ndevice-caps 0x04200002\n"
+	                          "queue output memory mmap,dmabuf\nformat YUYV stepwise 16x16 1920x1080 2x1 bpp 2\n");
+	Replay replay(recording.path());
+	const ContextPtr ctx = make_context();
+	uda_device *output = add(ctx.get(), replay, recording.name());
+	ASSERT_NE(output, nullptr);
+	ListPtr sets;
+	ASSERT_EQ(sets_of(output, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_SCANOUT, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MAX_PITCH), 1280u);
+	EXPECT_EQ(sets_of(output, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_CAMERA_CAPTURE, sets), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(text_of(ctx.get()).find("a video output, does not serve usage"), std::string::npos)
+	        << text_of(ctx.get());
+	// And it makes a buffer of its own, as a camera does.
+	const Alone alone(output, 640, 480, DRM_FORMAT_YUYV, UDA_USAGE_SCANOUT);
+	uda_allocation *frame = nullptr;
+	ASSERT_EQ(uda_negotiate_allocate(ctx.get(), &alone.info, &frame, nullptr, nullptr), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	uda_allocation_destroy(frame);
+}
+
 TEST(V4l2Device, EachRoleAnswersItsOwnUsageOnly)
 {
 	Replay replay(all_recorded()); // outlives the context

@@ -91,6 +91,8 @@ static const struct v4l2_probed_queue *atom_queue(const struct v4l2_device *devi
 		return node->role == V4L2_NODE_CONVERTER ? &node->capture : NULL;
 	case UDA_USAGE_TRANSFER_SRC:
 		return node->role == V4L2_NODE_CONVERTER ? &node->output : NULL;
+	case UDA_USAGE_SCANOUT: /* a video output shows what its output queue takes */
+		return node->role == V4L2_NODE_OUTPUT ? &node->output : NULL;
 	}
 	return NULL;
 }
