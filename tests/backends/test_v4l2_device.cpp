@@ -72,6 +72,21 @@ private:
 	char path_[32] = "/tmp/uda-v4l2-replay-XXXXXX";
 };
 
+// A context without backends whose INFO messages go into *infos.
+ContextPtr context_keeping_infos(std::vector<std::string> *infos)
+{
+	uda_context_create_info info = bare_context_info();
+	info.log_level = UDA_LOG_INFO;
+	info.log_callback = [](uda_log_level level, const char *message, void *user_data) {
+		if (level == UDA_LOG_INFO)
+			static_cast<std::vector<std::string> *>(user_data)->push_back(message);
+	};
+	info.log_user_data = infos;
+	uda_context *ctx = nullptr;
+	EXPECT_EQ(uda_context_create(&info, &ctx), UDA_SUCCESS);
+	return ContextPtr(ctx);
+}
+
 uda_device *add(uda_context *ctx, const Replay &replay, const char *file)
 {
 	uda_device *device = nullptr;
@@ -223,16 +238,8 @@ TEST(V4l2Device, AFormatWithoutADrmFormatIsSaidAndLeftOut)
 	                          "format Y16I discrete 640x480 bpp 2\nformat YUYV discrete 640x480 bpp 2\n");
 	Replay replay(recording.path());
 	std::vector<std::string> infos;
-	uda_context_create_info info = bare_context_info();
-	info.log_level = UDA_LOG_INFO;
-	info.log_callback = [](uda_log_level level, const char *message, void *user_data) {
-		if (level == UDA_LOG_INFO)
-			static_cast<std::vector<std::string> *>(user_data)->push_back(message);
-	};
-	info.log_user_data = &infos;
-	uda_context *raw_ctx = nullptr;
-	ASSERT_EQ(uda_context_create(&info, &raw_ctx), UDA_SUCCESS);
-	const ContextPtr ctx(raw_ctx);
+	const ContextPtr ctx = context_keeping_infos(&infos);
+	ASSERT_NE(ctx, nullptr);
 	uda_device *camera = add(ctx.get(), replay, recording.name());
 	ASSERT_NE(camera, nullptr);
 	size_t said = 0;
@@ -355,16 +362,8 @@ TEST(V4l2Device, ADecodersPicturesAreSizedForTheCodecTheUsageNames)
 {
 	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
 	std::vector<std::string> infos;
-	uda_context_create_info info = bare_context_info();
-	info.log_level = UDA_LOG_INFO;
-	info.log_callback = [](uda_log_level level, const char *message, void *user_data) {
-		if (level == UDA_LOG_INFO)
-			static_cast<std::vector<std::string> *>(user_data)->push_back(message);
-	};
-	info.log_user_data = &infos;
-	uda_context *raw_ctx = nullptr;
-	ASSERT_EQ(uda_context_create(&info, &raw_ctx), UDA_SUCCESS);
-	const ContextPtr ctx(raw_ctx);
+	const ContextPtr ctx = context_keeping_infos(&infos);
+	ASSERT_NE(ctx, nullptr);
 	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
 	const auto said_first = [&infos] {
 		for (const std::string &message : infos)
