@@ -18,6 +18,13 @@ static const uda_usage cpu_read_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, read
 static const uda_usage_atom scanout_atoms[] = {{UDA_VENDOR_NONE, UDA_USAGE_SCANOUT, 0, NULL}};
 static const uda_usage scanout_usage = {UDA_STRUCTURE_TYPE_USAGE, NULL, 1, scanout_atoms};
 
+/* Which default feedback the display holds: version 4's counts its
+ * changes; version 3's format list never changes. */
+static uint64_t default_generation(const struct wayland_display *wayland)
+{
+	return wayland->dmabuf_version >= 4 ? wayland->default_feedback.receiver.generation : 0;
+}
+
 /* The feedback the window's buffers follow: its own (version 4) once it
  * came, else the display's. */
 static const struct feedback *window_feedback(const struct wayland_window *window, uint64_t *out_generation)
@@ -199,6 +206,8 @@ uda_surface *wayland_buffers_negotiate(struct wayland_window *window, uint32_t w
 	pthread_mutex_lock(&window->wayland->lock);
 	const struct feedback *feedback = window_feedback(window, &generation);
 	window->negotiated_generation = generation;
+	window->negotiated_default = feedback && feedback == wayland_dmabuf_feedback(window->wayland);
+	window->negotiated_default_generation = default_generation(window->wayland);
 	window->negotiated_uda_generation = window->uda_sets.generation;
 	/* uda's protocol first: the compositor took these sets from its own
 	 * devices, whole. A buffer it cannot import is a protocol error
@@ -252,13 +261,17 @@ void wayland_buffers_follow_feedback(struct wayland_window *window)
 {
 	uint64_t generation = 0;
 	window_feedback(window, &generation);
-	if (generation != window->negotiated_generation && window->negotiated_generation == 0) {
-		/* The surface's own feedback came after buffers were made for
-		 * the display's default one: most often the same. */
+	if (generation != window->negotiated_generation && window->negotiated_default) {
+		/* The surface's own feedback came after the buffers were made
+		 * for the display's default one: most often the same, and then
+		 * they stay (where that default has not changed since). */
 		pthread_mutex_lock(&window->wayland->lock);
 		const struct feedback *default_feedback = wayland_dmabuf_feedback(window->wayland);
-		if (default_feedback && feedback_equal(default_feedback, &window->feedback.receiver.current))
+		if (default_feedback && default_generation(window->wayland) == window->negotiated_default_generation &&
+		    feedback_equal(default_feedback, &window->feedback.receiver.current)) {
 			window->negotiated_generation = generation;
+			window->negotiated_default = false;
+		}
 		pthread_mutex_unlock(&window->wayland->lock);
 	}
 	if (generation == window->negotiated_generation && window->uda_sets.generation == window->negotiated_uda_generation)

@@ -144,20 +144,23 @@ const struct feedback *wayland_dmabuf_feedback(const struct wayland_display *way
 	return wayland->legacy_formats.tranche_count ? &wayland->legacy_formats : NULL;
 }
 
-struct params_answer {
-	struct wl_buffer *buffer;
-	bool answered;
-};
+/* A late answer (its slot in the window): nobody uses the buffer, and
+ * the compositor would keep it, DMA-BUF and all, for the connection's
+ * life unless it is destroyed. */
+static void forget_late(struct wayland_params_answer *answer, struct wl_buffer *buffer)
+{
+	if (buffer)
+		wl_buffer_destroy(buffer);
+	zwp_linux_buffer_params_v1_destroy(answer->params);
+	*answer = (struct wayland_params_answer){0};
+}
 
-/* An answer that came after the wait gave up (user data NULL): nobody
- * uses the buffer, and the compositor would keep it, DMA-BUF and all,
- * for the connection's life unless it is destroyed. */
 static void params_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *buffer)
 {
-	struct params_answer *answer = data;
-	if (!answer) {
-		wl_buffer_destroy(buffer);
-		zwp_linux_buffer_params_v1_destroy(params);
+	(void)params;
+	struct wayland_params_answer *answer = data;
+	if (answer->late) {
+		forget_late(answer, buffer);
 		return;
 	}
 	answer->buffer = buffer;
@@ -166,17 +169,43 @@ static void params_created(void *data, struct zwp_linux_buffer_params_v1 *params
 
 static void params_failed(void *data, struct zwp_linux_buffer_params_v1 *params)
 {
-	if (!data) {
-		zwp_linux_buffer_params_v1_destroy(params);
-		return;
-	}
-	((struct params_answer *)data)->answered = true;
+	(void)params;
+	struct wayland_params_answer *answer = data;
+	if (answer->late)
+		forget_late(answer, NULL);
+	else
+		answer->answered = true;
 }
 
 static const struct zwp_linux_buffer_params_v1_listener params_events = {
 	.created = params_created,
 	.failed = params_failed,
 };
+
+/* The wait for `params` gave up: its answer may still come, on the
+ * window's queue, into a slot of the window that destroys it. Without
+ * a free slot the params go now (a late buffer is then the compositor's
+ * to keep until the connection ends). */
+static void keep_for_late_answer(struct wayland_window *window, struct zwp_linux_buffer_params_v1 *params)
+{
+	for (uint32_t i = 0; i < WAYLAND_MAX_LATE_PARAMS; i++) {
+		struct wayland_params_answer *slot = &window->late_params[i];
+		if (!slot->params) {
+			*slot = (struct wayland_params_answer){.late = true, .params = params};
+			wl_proxy_set_user_data((struct wl_proxy *)params, slot);
+			return;
+		}
+	}
+	zwp_linux_buffer_params_v1_destroy(params);
+}
+
+void wayland_dmabuf_forget_late_params(struct wayland_window *window)
+{
+	for (uint32_t i = 0; i < WAYLAND_MAX_LATE_PARAMS; i++) {
+		if (window->late_params[i].params)
+			forget_late(&window->late_params[i], NULL);
+	}
+}
 
 /* `create`, not `create_immed`: a compositor that cannot import the
  * buffer answers `failed` instead of ending the application's connection
@@ -197,7 +226,7 @@ struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_window *window, ud
 		close(fd);
 		return NULL;
 	}
-	struct params_answer answer = {0};
+	struct wayland_params_answer answer = {0};
 	zwp_linux_buffer_params_v1_add_listener(params, &params_events, &answer);
 	bool fits = metadata.width <= INT32_MAX && metadata.height <= INT32_MAX;
 	/* Every plane of one allocation lies in the one exported DMA-BUF. */
@@ -214,15 +243,10 @@ struct wl_buffer *wayland_dmabuf_create_buffer(struct wayland_window *window, ud
 		                                  metadata.format, 0);
 	if (fits)
 		wayland_display_wait_for(wayland, window->queue, &answer.answered, WAYLAND_ANSWER_TIMEOUT_MS);
-	if (fits && !answer.answered) {
-		/* Too late for this window, not for the compositor: the params
-		 * wait for their answer on the display's queue, which outlives
-		 * the window's, and destroy what it brings. */
-		wl_proxy_set_user_data((struct wl_proxy *)params, NULL);
-		wl_proxy_set_queue((struct wl_proxy *)params, wayland->queue);
-	} else {
+	if (fits && !answer.answered)
+		keep_for_late_answer(window, params);
+	else
 		zwp_linux_buffer_params_v1_destroy(params);
-	}
 	if (!answer.buffer)
 		platform_debug("Wayland: the compositor did not take a DMA-BUF of modifier 0x%016llx",
 		               (unsigned long long)modifier);

@@ -107,6 +107,18 @@ struct wayland_dmabuf_buffer {
 	bool busy; /* attached; the frame stays acquired until release */
 };
 
+/* A linux-dmabuf params object's answer (created or failed). `late`: the
+ * wait for it gave up; the params stay on the window's queue in a slot
+ * of the window, and what comes is destroyed, so that the compositor
+ * does not keep a buffer nobody uses. */
+struct wayland_params_answer {
+	struct wl_buffer *buffer;
+	bool answered;
+	bool late;
+	struct zwp_linux_buffer_params_v1 *params; /* late ones only */
+};
+#define WAYLAND_MAX_LATE_PARAMS 4u
+
 struct wayland_window {
 	struct platform_surface *surface;
 	struct wayland_display *wayland;
@@ -143,6 +155,11 @@ struct wayland_window {
 	 * (or of the default) the buffers were negotiated for. */
 	struct dmabuf_feedback_listener feedback;
 	uint64_t negotiated_generation;
+	/* Whether the buffers were made from the display's default feedback
+	 * (there was one, and none of the surface's yet), and its generation
+	 * then. */
+	bool negotiated_default;
+	uint64_t negotiated_default_generation;
 	/* A DMA-BUF the compositor refused: wl_shm from now on. */
 	bool dmabuf_refused;
 	/* A buffer uda's protocol could not send: DMA-BUFs or wl_shm from
@@ -153,6 +170,9 @@ struct wayland_window {
 	struct uda_surface_sets_v1 *uda_sets_object;
 	struct uda_sets_receiver uda_sets;
 	uint64_t negotiated_uda_generation;
+	/* linux-dmabuf params whose answer came too late (wayland_dmabuf.c),
+	 * destroyed with the window's queue at the latest. */
+	struct wayland_params_answer late_params[WAYLAND_MAX_LATE_PARAMS];
 };
 
 /* wayland_display.c */
@@ -194,6 +214,9 @@ void wayland_buffers_follow_feedback(struct wayland_window *window);
 struct wayland_dmabuf_buffer *wayland_buffers_dmabuf_of(struct wayland_window *window, enum wayland_buffer_path path,
                                                         uint64_t buffer_id, uda_allocation *allocation);
 void wayland_buffers_forget(struct wayland_window *window);
+/* Destroys the params still waiting for a late answer (before the
+ * window's queue goes). */
+void wayland_dmabuf_forget_late_params(struct wayland_window *window);
 
 /* wayland_uda.c */
 void wayland_uda_bind(struct wayland_display *wayland, struct wl_registry *registry, uint32_t name);

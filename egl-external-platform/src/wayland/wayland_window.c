@@ -209,6 +209,7 @@ static bool wayland_present(struct platform_surface *surface)
 			else
 				window->dmabuf_refused = true;
 			window->negotiated_generation = UINT64_MAX;
+			window->negotiated_default = false; /* no shortcut past it */
 			platform_set_error(platform, EGL_BAD_ALLOC, "eglSwapBuffers: the frame could not be sent");
 			return false;
 		}
@@ -262,6 +263,7 @@ static void wayland_set_swap_interval(struct platform_surface *surface, EGLint i
 /* The window's queue, once every object on it is gone. */
 static void destroy_queue(struct wayland_window *window)
 {
+	wayland_dmabuf_forget_late_params(window);
 	if (window->wl_surface)
 		wl_proxy_wrapper_destroy(window->wl_surface);
 	if (window->dmabuf_global)
