@@ -223,24 +223,14 @@ static void popup_gone(struct wl_resource *resource)
 /* ---- xdg_surface ---- */
 
 /* An xdg_surface whose wl_surface the client destroyed is inert, as a
- * wl_subsurface whose surface is gone is: the role object it asks for is
- * made, so that the id stays the client's, and does nothing (nor does
- * xdg-shell name an error for it). */
-static void make_inert_role(struct wl_client *client, struct wl_resource *resource,
-                            const struct wl_interface *interface, const void *implementation, uint32_t id)
-{
-	struct wl_resource *role = wl_resource_create(client, interface, wl_resource_get_version(resource), id);
-	if (!role) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(role, implementation, NULL, NULL);
-}
-
+ * wl_subsurface whose surface is gone is (xdg-shell names no error for
+ * it): the role object it asks for is made, so that the id stays the
+ * client's, and the xdg_surface's rules still hold (one role, destroyed
+ * before it); there is nothing to show. */
 static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resource)
 {
 	if (xdg->toplevel || xdg->popup ||
-	    (xdg->surface->role != SURFACE_ROLE_NONE && xdg->surface->role != SURFACE_ROLE_XDG_TOPLEVEL)) {
+	    (xdg->surface && xdg->surface->role != SURFACE_ROLE_NONE && xdg->surface->role != SURFACE_ROLE_XDG_TOPLEVEL)) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED, "the surface has a role already");
 		return false;
 	}
@@ -250,10 +240,6 @@ static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resourc
 static void get_toplevel(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
-	if (!xdg->surface) {
-		make_inert_role(client, resource, &xdg_toplevel_interface, &toplevel_impl, id);
-		return;
-	}
 	if (!role_free(xdg, resource))
 		return;
 	xdg->toplevel = wl_resource_create(client, &xdg_toplevel_interface, wl_resource_get_version(resource), id);
@@ -261,7 +247,8 @@ static void get_toplevel(struct wl_client *client, struct wl_resource *resource,
 		wl_client_post_no_memory(client);
 		return;
 	}
-	xdg->surface->role = SURFACE_ROLE_XDG_TOPLEVEL;
+	if (xdg->surface)
+		xdg->surface->role = SURFACE_ROLE_XDG_TOPLEVEL;
 	wl_resource_set_implementation(xdg->toplevel, &toplevel_impl, xdg, toplevel_gone);
 }
 
@@ -271,10 +258,6 @@ static void get_popup(struct wl_client *client, struct wl_resource *resource, ui
 	(void)parent;
 	(void)positioner;
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
-	if (!xdg->surface) {
-		make_inert_role(client, resource, &xdg_popup_interface, &popup_impl, id);
-		return;
-	}
 	if (!role_free(xdg, resource))
 		return;
 	xdg->popup = wl_resource_create(client, &xdg_popup_interface, wl_resource_get_version(resource), id);
@@ -282,9 +265,11 @@ static void get_popup(struct wl_client *client, struct wl_resource *resource, ui
 		wl_client_post_no_memory(client);
 		return;
 	}
-	xdg->surface->role = SURFACE_ROLE_XDG_POPUP;
 	wl_resource_set_implementation(xdg->popup, &popup_impl, xdg, popup_gone);
-	xdg_popup_send_popup_done(xdg->popup);
+	if (xdg->surface) {
+		xdg->surface->role = SURFACE_ROLE_XDG_POPUP;
+		xdg_popup_send_popup_done(xdg->popup);
+	}
 }
 
 static void set_window_geometry(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
