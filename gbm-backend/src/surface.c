@@ -13,8 +13,9 @@
  * uda_surface (uda_surface_resize). The old buffers are then retired once
  * released, as Mesa's never are: their BOs must be unmapped by then, and
  * are freed, user data and all, as the GBM user releases them (or, for
- * those it had released before the resize, at its next lock), so that a
- * KMS framebuffer kept in user data does not hold retired memory.
+ * those it had released before the resize, at its next release or lock),
+ * so that a KMS framebuffer kept in user data does not hold retired
+ * memory.
  */
 #include <errno.h>
 #include <stdlib.h>

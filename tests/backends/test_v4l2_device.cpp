@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <cstdio>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <linux/videodev2.h>
 #include <memory>
 #include <string>
@@ -820,7 +822,8 @@ TEST(V4l2Device, ARecordingThatDoesNotParseIsRefusedWithItsLine)
 TEST(V4l2Kernel, EveryVideoNodeIsADeviceAndACameraMakesABuffer)
 {
 	char paths[V4L2_IO_MAX_NODES][V4L2_IO_PATH_MAX];
-	const uint32_t nodes = v4l2_io_kernel.list(nullptr, paths, V4L2_IO_MAX_NODES);
+	const uint32_t found = v4l2_io_kernel.list(nullptr, paths, V4L2_IO_MAX_NODES);
+	const uint32_t nodes = std::min<uint32_t>(found, V4L2_IO_MAX_NODES); // the first ones, as the backend takes
 	if (!nodes)
 		GTEST_SKIP() << "no /dev/video* on this machine: the real-device test needs a camera or vivid "
 		                "(modprobe vivid)";

@@ -696,10 +696,11 @@ TEST_F(Gbm, BuffersOfAnOldSizeGoWithTheirUserDataOnceReleased)
 	EXPECT_EQ(data[0].destroyed, 0) << "a released buffer of the surface's size keeps its BO";
 
 	ASSERT_EQ(uda_surface_resize(queue, 64, 48), UDA_SUCCESS);
-	// The one held across the resize: its BO goes as it is released.
+	// The one held across the resize: its BO goes as it is released, and
+	// with it every released one of the old size.
 	gbm_surface_release_buffer(surface, held);
 	EXPECT_EQ(data[1].destroyed, 1);
-	// The one released before: at the next lock, a frame of the new size.
+	EXPECT_EQ(data[0].destroyed, 1);
 	uda_surface_buffer buffer;
 	ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
 	ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
@@ -707,12 +708,25 @@ TEST_F(Gbm, BuffersOfAnOldSizeGoWithTheirUserDataOnceReleased)
 	ASSERT_NE(resized, nullptr);
 	EXPECT_EQ(gbm_bo_get_width(resized), 64u);
 	EXPECT_EQ(gbm_bo_get_height(resized), 48u);
-	EXPECT_EQ(data[0].destroyed, 1);
+	UserData resized_data;
+	gbm_bo_set_user_data(resized, &resized_data, count_destroy);
 	gbm_surface_release_buffer(surface, resized);
+	EXPECT_EQ(resized_data.destroyed, 0);
+
+	// With nothing held across a resize, the next lock lets them go.
+	ASSERT_EQ(uda_surface_resize(queue, 80, 60), UDA_SUCCESS);
+	ASSERT_EQ(uda_surface_dequeue(queue, 0, &buffer), UDA_SUCCESS);
+	ASSERT_EQ(uda_surface_queue(queue, buffer.buffer_id, nullptr, 0), UDA_SUCCESS);
+	gbm_bo *back = gbm_surface_lock_front_buffer(surface);
+	ASSERT_NE(back, nullptr);
+	EXPECT_EQ(gbm_bo_get_width(back), 80u);
+	EXPECT_EQ(resized_data.destroyed, 1);
+	gbm_surface_release_buffer(surface, back);
 
 	gbm_surface_destroy(surface);
 	EXPECT_EQ(data[0].destroyed, 1) << "user data destroyed once";
 	EXPECT_EQ(data[1].destroyed, 1) << "user data destroyed once";
+	EXPECT_EQ(resized_data.destroyed, 1) << "user data destroyed once";
 }
 
 // A producer that queues with a fence (the EGL platform with native

@@ -391,8 +391,10 @@ TEST_P(WaylandClientTest, NativesThatAreNotWaylandsAreRefused)
 	EXPECT_EQ(eglGetError(), EGL_BAD_ALLOC);
 }
 
-// The requests a connection made with WAYLAND_DEBUG=client wrote to
-// stderr while `run` ran: libwayland prints each one as it sends it.
+// The requests written to stderr while `run` ran by libwayland's request
+// log, which WAYLAND_DEBUG=client at a wl_display_connect turns on for the
+// whole process from then on (ctest runs each test in a process of its
+// own): each request as it is sent.
 std::string requests_sent_while(const std::function<void()> &run)
 {
 	char path[] = "/tmp/uda-wayland-debug-XXXXXX";
@@ -421,8 +423,8 @@ size_t frame_requests(const std::string &requests)
 	size_t count = 0;
 	for (size_t at = requests.find(" -> wl_surface@"); at != std::string::npos;
 	     at = requests.find(" -> wl_surface@", at + 1)) {
-		const size_t end = requests.find('\n', at);
-		count += requests.compare(requests.find('.', at), 7, ".frame(") == 0 && requests.find('.', at) < end;
+		const size_t end = requests.find('\n', at), dot = requests.find('.', at);
+		count += dot < end && requests.compare(dot, 7, ".frame(") == 0;
 	}
 	return count;
 }
@@ -601,7 +603,9 @@ TEST(WaylandClientOnUdaCompositor, AResizeFromTheTopLeftSendsItsOffsetApartFromA
 	use_udas_wayland_platform();
 	UdaCompositor compositor;
 	ASSERT_TRUE(compositor.started) << "uda-compositor did not start";
+	setenv("WAYLAND_DEBUG", "client", 1);
 	WaylandClient client(compositor.launcher.socket, 5);
+	unsetenv("WAYLAND_DEBUG");
 	ASSERT_TRUE(is_udas(client));
 	ASSERT_EQ(wl_proxy_get_version(reinterpret_cast<wl_proxy *>(client.compositor())), 5u);
 	WaylandWindow window(client, 160, 120);
@@ -612,12 +616,28 @@ TEST(WaylandClientOnUdaCompositor, AResizeFromTheTopLeftSendsItsOffsetApartFromA
 	ASSERT_TRUE(eglSwapBuffers(client.egl(), window.egl_surface())) << std::hex << eglGetError();
 
 	wl_egl_window_resize(window.native(), 140, 100, 20, 20);
-	for (int frame = 0; frame < 3; frame++) {
-		glViewport(0, 0, 140, 100);
-		draw(second_picture, 140, 100);
-		ASSERT_TRUE(eglSwapBuffers(client.egl(), window.egl_surface()))
-		        << "frame " << frame << ": 0x" << std::hex << eglGetError();
+	const std::string requests = requests_sent_while([&] {
+		for (int frame = 0; frame < 3; frame++) {
+			glViewport(0, 0, 140, 100);
+			draw(second_picture, 140, 100);
+			EXPECT_TRUE(eglSwapBuffers(client.egl(), window.egl_surface()))
+			        << "frame " << frame << ": 0x" << std::hex << eglGetError();
+		}
+	});
+	// The offset went out once, through offset; every attach at 0,0.
+	size_t offsets = 0, attaches = 0, attaches_at_origin = 0;
+	for (size_t at = requests.find(" -> wl_surface@"); at != std::string::npos;
+	     at = requests.find(" -> wl_surface@", at + 1)) {
+		const std::string line = requests.substr(at, requests.find('\n', at) - at);
+		offsets += line.find(".offset(20, 20)") != std::string::npos;
+		if (line.find(".attach(") != std::string::npos) {
+			attaches++;
+			attaches_at_origin += line.find(", 0, 0)") != std::string::npos;
+		}
 	}
+	EXPECT_EQ(offsets, 1u) << requests;
+	EXPECT_EQ(attaches, 3u) << requests;
+	EXPECT_EQ(attaches_at_origin, attaches) << requests;
 	EXPECT_GE(wl_display_roundtrip(client.display()), 0);
 	EXPECT_EQ(wl_display_get_error(client.display()), 0) << "the compositor ended the connection";
 	int width = 0, height = 0;
