@@ -418,6 +418,47 @@ protected:
 
 } // namespace
 
+// A device that reads past the planes (a decoder's motion vectors: a
+// MIN_SIZE above the image's) on memory the GPU makes. Where the driver
+// only prefers dedicated memory for a DMA-BUF image (Mesa's), the GPU
+// allocates it larger, not dedicated, under validation; where it requires
+// it (NVIDIA's, the mock's default) the GPU refuses and says why, and
+// another device allocates.
+TEST_F(VulkanVideo, MemoryLargerThanTheImageWhereTheDriverAllowsIt)
+{
+	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_XRGB8888);
+	const uint64_t min_size = 1920ull * 1080 * 4 + 522240;
+	SetSpec reader{{layout(DRM_FORMAT_MOD_LINEAR), common(UDA_CAPABILITY_HANDLE, UDA_HANDLE_TYPE_DMA_BUF)}};
+	reader.constraints[UDA_CONSTRAINT_MIN_SIZE] = min_size;
+	const ListPtr peer_sets = make_list(ctx.get(), {reader});
+	const uda_negotiation_peer_info peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, nullptr, peer_sets.get()};
+	const Usage render(UDA_USAGE_RENDER_TARGET);
+	const uda_device_usage party = {gpu, &render.usage};
+	const uda_negotiation_info info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &peer, &a, 1, &party};
+	uda_capability_set_list *raw_sets = nullptr;
+	ASSERT_EQ(uda_negotiate(ctx.get(), &info, &raw_sets), UDA_SUCCESS) << error();
+	const ListPtr sets(raw_sets);
+	const uda_allocation_create_info create = {UDA_STRUCTURE_TYPE_ALLOCATION_CREATE_INFO, nullptr, gpu, &a,
+	                                           sets.get(), 0};
+	uda_allocation *raw = nullptr;
+	EXPECT_EQ(uda_allocate(&create, &raw), UDA_ERROR_UNSUPPORTED);
+	EXPECT_NE(error().find("must be dedicated, of the image's size (the driver says so)"), std::string::npos)
+	        << error();
+
+	setenv("UDA_MOCK_VULKAN_DEDICATED", "prefer", 1);
+	const uda_result made = uda_allocate(&create, &raw);
+	unsetenv("UDA_MOCK_VULKAN_DEDICATED");
+	ASSERT_EQ(made, UDA_SUCCESS) << error();
+	const AllocationPtr frame(raw);
+	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+	EXPECT_GE(m.size, min_size);
+	int fd = -1;
+	ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS) << error();
+	EXPECT_GE(lseek(fd, 0, SEEK_END), static_cast<off_t>(min_size)) << "the memory the reader is given";
+	close(fd);
+}
+
 TEST_F(VulkanVideo, ADecodeOutputOffersWhatTheDriverListsForItsProfile)
 {
 	const Usage decode(UDA_USAGE_VIDEO_DECODE, UDA_VIDEO_CODEC_H264, 100 /* High */);

@@ -268,8 +268,15 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkCreateImage: %s",
 		                             vulkan_result_string(vr));
 	}
-	VkMemoryRequirements requirements;
-	vkGetImageMemoryRequirements(device->device, a->image, &requirements);
+	VkMemoryDedicatedRequirements dedicated_requirements = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+	VkMemoryRequirements2 requirements2 = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2,
+	                                       .pNext = &dedicated_requirements};
+	const VkImageMemoryRequirementsInfo2 requirements_info = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
+		.image = a->image,
+	};
+	vkGetImageMemoryRequirements2(device->device, &requirements_info, &requirements2);
+	const VkMemoryRequirements requirements = requirements2.memoryRequirements;
 	uint64_t size_alignment = 1;
 	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_SIZE_ALIGNMENT, 1, &size_alignment);
 	if (requirements.size % size_alignment) {
@@ -279,16 +286,28 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		                             (unsigned long long)requirements.size, (unsigned long long)size_alignment);
 	}
 	/* Memory is dedicated, and a dedicated allocation is the image's
-	 * size (VUID-VkMemoryDedicatedAllocateInfo-image-02964): a device
-	 * that reads past the planes gets its memory from another. */
-	uint64_t min_size = 0;
+	 * size (VUID-VkMemoryDedicatedAllocateInfo-image-02964). A device
+	 * that reads past the planes (a decoder's motion vectors: MIN_SIZE)
+	 * gets larger memory, not dedicated, where the image may have it:
+	 * not shared as OPAQUE_FD (such memory is dedicated, uda_backend.h)
+	 * and not required dedicated by the driver. Else another device
+	 * allocates. */
+	uint64_t min_size = 0, allocation_size = requirements.size;
 	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_MIN_SIZE, 0, &min_size);
-	if (requirements.size < min_size) {
+	const bool larger = requirements.size < min_size;
+	if (larger && ((handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) ||
+	               dedicated_requirements.requiresDedicatedAllocation)) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: the image takes %llu bytes, the set asks for at least %llu, and "
-		                             "its dedicated memory is the image's size",
-		                             (unsigned long long)requirements.size, (unsigned long long)min_size);
+		                             "its memory must be dedicated, of the image's size (%s)",
+		                             (unsigned long long)requirements.size, (unsigned long long)min_size,
+		                             dedicated_requirements.requiresDedicatedAllocation ? "the driver says so"
+		                                                                                 : "an OPAQUE_FD share");
+	}
+	if (larger) {
+		const uint64_t alignment = requirements.alignment > size_alignment ? requirements.alignment : size_alignment;
+		allocation_size = (min_size + alignment - 1) / alignment * alignment;
 	}
 	const bool mappable = uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
 	int type = choose_memory_type(device, requirements.memoryTypeBits, mappable);
@@ -302,13 +321,13 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	};
 	const VkExportMemoryAllocateInfo export_info = {
 		.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
-		.pNext = &dedicated,
+		.pNext = larger ? NULL : &dedicated,
 		.handleTypes = handles,
 	};
 	const VkMemoryAllocateInfo allocate_info = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.pNext = handles ? (const void *)&export_info : (const void *)&dedicated,
-		.allocationSize = requirements.size,
+		.pNext = handles ? (const void *)&export_info : larger ? NULL : (const void *)&dedicated,
+		.allocationSize = allocation_size,
 		.memoryTypeIndex = (uint32_t)type,
 	};
 	vr = vkAllocateMemory(device->device, &allocate_info, NULL, &a->memory);
@@ -319,10 +338,10 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		return uda_context_set_error(ctx, vr == VK_ERROR_OUT_OF_DEVICE_MEMORY || vr == VK_ERROR_OUT_OF_HOST_MEMORY
 		                                          ? UDA_ERROR_OUT_OF_MEMORY
 		                                          : UDA_ERROR_BACKEND,
-		                             "vulkan: allocating %llu bytes: %s", (unsigned long long)requirements.size,
+		                             "vulkan: allocating %llu bytes: %s", (unsigned long long)allocation_size,
 		                             vulkan_result_string(vr));
 	}
-	a->size = requirements.size;
+	a->size = allocation_size;
 	record_memory_type(device, a, type);
 	result = fill_layout(device, ctx, a, &format, assertion->width, &out->metadata);
 	if (result != UDA_SUCCESS) {

@@ -42,6 +42,15 @@ struct mock_command_pool {
 	VkCommandPoolCreateFlags flags;
 };
 
+/* UDA_MOCK_VULKAN_DEDICATED=prefer: external images prefer dedicated
+ * memory without requiring it (as Mesa's drivers' DMA-BUF images do);
+ * by default they require it, as NVIDIA's do. */
+static bool mock_external_images_require_dedicated(void)
+{
+	const char *mode = getenv("UDA_MOCK_VULKAN_DEDICATED");
+	return !mode || strcmp(mode, "prefer") != 0;
+}
+
 static const uint32_t device_local_types = 1u << 0;
 static const uint32_t all_types = 0xfu;
 
@@ -216,7 +225,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device, con
 	if (dedicated) {
 		const bool external = ((const struct mock_image *)info->image)->external;
 		dedicated->prefersDedicatedAllocation = external;
-		dedicated->requiresDedicatedAllocation = external;
+		dedicated->requiresDedicatedAllocation = external && mock_external_images_require_dedicated();
 	}
 }
 
@@ -358,8 +367,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_BindImageMemory(VkDevice device, VkImage ima
 	const struct mock_memory *memory = (const struct mock_memory *)handle;
 	const struct mock_image *mock_image = (const struct mock_image *)image;
 	/* External images require dedicated memory (their requirements say
-	 * so), as NVIDIA's do. */
-	if (mock_image->external && memory->dedicated != image)
+	 * so), as NVIDIA's do, unless the mock plays a driver that only
+	 * prefers it. */
+	if (mock_image->external && memory->dedicated != image && mock_external_images_require_dedicated())
 		return VK_ERROR_OUT_OF_DEVICE_MEMORY;
 	return offset + mock_image->layout.size <= memory->size ? VK_SUCCESS : VK_ERROR_OUT_OF_DEVICE_MEMORY;
 }
