@@ -358,8 +358,8 @@ TEST(V4l2Device, ADecoderAskedForACodecItCannotReadOffersNothing)
 }
 
 // Pictures follow the bitstream the usage names; a usage naming none
-// gets the decoder's first, and the log says which, since a codec's
-// pictures may be larger than another's (hantro's motion vectors).
+// gets those of the bitstream whose pictures need the most memory (here
+// all alike: the first), and the log says which.
 TEST(V4l2Device, ADecodersPicturesAreSizedForTheCodecTheUsageNames)
 {
 	Replay replay(recorded("hantro-rk3399-dec.v4l2")); // outlives the context
@@ -369,7 +369,8 @@ TEST(V4l2Device, ADecodersPicturesAreSizedForTheCodecTheUsageNames)
 	uda_device *decoder = add(ctx.get(), replay, "hantro-rk3399-dec.v4l2");
 	const auto said_first = [&infos] {
 		for (const std::string &message : infos)
-			if (message.find("pictures sized for its first bitstream, S264") != std::string::npos)
+			if (message.find("no codec named: pictures sized for S264, whose need the most memory of the 3 "
+			                 "bitstreams") != std::string::npos)
 				return true;
 		return false;
 	};
@@ -399,6 +400,49 @@ TEST(V4l2Device, ADecodersPicturesAreSizedForTheCodecTheUsageNames)
 	bitstream.type = device_native.output_type;
 	ASSERT_EQ(replay.io()->ioctl(replay.io()->data, device_native.fd, VIDIOC_G_FMT, &bitstream), 0);
 	EXPECT_EQ(bitstream.fmt.pix_mp.pixelformat, static_cast<uint32_t>(V4L2_PIX_FMT_VP8_FRAME));
+}
+
+// hantro keeps a picture's motion vectors after it for some codecs, so
+// many bytes per macroblock (the recording's mv-per-mb, constructed: the
+// sizes of a G2 on a board are not recorded). Asked for no codec, the
+// decoder's pictures are those of the bitstream that needs the most, not
+// of its first: memory made for them serves any codec it decodes.
+TEST(V4l2Device, PicturesOfNoCodecServeTheBitstreamThatNeedsTheMost)
+{
+	const Recording recording("driver hantro-vpu\ncard nxp,imx8mq-vpu-g2\nbus platform: hantro-vpu\n"
+	                          "device-caps 0x04204000\nqueue capture-mplane memory mmap,dmabuf\n"
+	                          "format NV12 pitch-align 16 size 3/2 follows-output 16 48x48 "
+	                          "mv-per-mb S265 48 mv-per-mb VP9F 96\n"
+	                          "queue output-mplane memory mmap,dmabuf\n"
+	                          "format S265 compressed\nformat MG2S compressed\nformat VP9F compressed\n");
+	Replay replay(recording.path());
+	std::vector<std::string> infos;
+	const ContextPtr ctx = context_keeping_infos(&infos);
+	ASSERT_NE(ctx, nullptr);
+	uda_device *decoder = add(ctx.get(), replay, recording.name());
+	ASSERT_NE(decoder, nullptr);
+	// 1920x1088: 120 x 68 macroblocks; NV12 1920 x 1088 x 3/2.
+	const uint64_t planes = 1920ull * 1088 * 3 / 2, macroblocks = 120 * 68;
+	ListPtr sets;
+	ASSERT_EQ(sets_of(decoder, 1920, 1088, DRM_FORMAT_NV12, UDA_USAGE_VIDEO_DECODE, sets), UDA_SUCCESS)
+	        << text_of(ctx.get());
+	EXPECT_EQ(constraint(sets.get(), 0, UDA_CONSTRAINT_MIN_SIZE), planes + 96 * macroblocks);
+	bool said = false;
+	for (const std::string &message : infos)
+		said = said || message.find("pictures sized for VP9F, whose need the most memory of the 3") !=
+		                       std::string::npos;
+	EXPECT_TRUE(said);
+	// Naming HEVC sizes them for HEVC.
+	const uda_video_profile hevc = {UDA_VIDEO_CODEC_H265, 1, 8, 420};
+	uint8_t payload[UDA_VIDEO_PROFILE_PAYLOAD_SIZE];
+	uda_video_profile_to_payload(&hevc, payload);
+	const uda_usage_atom video = {UDA_VENDOR_NONE, UDA_USAGE_VIDEO_DECODE, sizeof(payload), payload};
+	const uda_usage usage = {UDA_STRUCTURE_TYPE_USAGE, nullptr, 1, &video};
+	const uda_assertion a = assertion(1920, 1088, DRM_FORMAT_NV12);
+	uda_capability_set_list *named = nullptr;
+	ASSERT_EQ(uda_device_get_capability_sets(decoder, &a, &usage, &named), UDA_SUCCESS) << text_of(ctx.get());
+	const ListPtr named_sets(named);
+	EXPECT_EQ(constraint(named_sets.get(), 0, UDA_CONSTRAINT_MIN_SIZE), planes + 48 * macroblocks);
 }
 
 // A camera that makes its own buffers: VIDIOC_CREATE_BUFS on the backend's

@@ -154,17 +154,12 @@ static uda_result check_codec(const struct v4l2_device *device, uda_context *ctx
 	                             codec_name(profile.codec));
 }
 
-/* The bitstream a decoder's pictures are asked for: the one check_codec
- * found for the codec the usage names, else the first the decoder reads;
- * 0 for any other queue. */
-static uint32_t bitstream_of(const struct v4l2_device *device, const struct v4l2_probed_queue *queue,
-                             uint32_t named_bitstream)
+/* Whether `queue` is a decoder's pictures, which are asked for with a
+ * bitstream on the decoder's OUTPUT queue. */
+static bool decoder_pictures(const struct v4l2_device *device, const struct v4l2_probed_queue *queue)
 {
-	if (device->node.role != V4L2_NODE_DECODER || queue != &device->node.capture)
-		return 0;
-	if (named_bitstream)
-		return named_bitstream;
-	return device->node.output.format_count ? device->node.output.formats[0].pixelformat : 0;
+	return device->node.role == V4L2_NODE_DECODER && queue == &device->node.capture &&
+	       device->node.output.format_count > 0;
 }
 
 /* Sets a decoder's OUTPUT queue on `fd` to the bitstream at the
@@ -193,6 +188,104 @@ static int set_bitstream(const struct v4l2_device *device, int fd, uint32_t bits
 	}
 	v4l2_format_build(&format, type, &wanted);
 	return device->io->ioctl(device->io->data, fd, VIDIOC_S_FMT, &format) == 0 ? 0 : (errno ? errno : EINVAL);
+}
+
+/* The sets of `queue` for the assertion. A decoder's pictures
+ * (`bitstream` set) are asked for on an fd of their own whose OUTPUT
+ * queue takes that bitstream at their size, as the decoding program's
+ * will (the stateless decoder interface sets OUTPUT first): uda's fd may
+ * hold buffers of another size. */
+static uda_result queue_sets(const struct v4l2_device *device, uda_context *ctx, const struct v4l2_probed_queue *queue,
+                             const uda_assertion *assertion, bool cpu, uint32_t bitstream,
+                             uda_capability_set_list **out_sets)
+{
+	int fd = device->fd;
+	if (bitstream) {
+		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
+		const int error = fd < 0 ? -fd : set_bitstream(device, fd, bitstream, assertion->width, assertion->height);
+		if (error) {
+			if (fd >= 0)
+				device->io->close(device->io->data, fd);
+			char bitstream_text[5];
+			v4l2_fourcc_text(bitstream, bitstream_text);
+			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
+			                             "v4l2: %s: its bitstream queue cannot be set to %s at %ux%u (%s %s)",
+			                             device->node.card, bitstream_text, assertion->width,
+			                             assertion->height, fd < 0 ? "open:" : "VIDIOC_S_FMT:", strerror(error));
+		}
+	}
+	const uda_result result = v4l2_capability_sets(ctx, device->io, fd, queue, assertion->width, assertion->height,
+	                                               assertion->format, cpu, bitstream, out_sets);
+	if (fd != device->fd)
+		device->io->close(device->io->data, fd);
+	return result;
+}
+
+static uint64_t largest_min_size(const uda_capability_set_list *sets)
+{
+	uint32_t count = 0;
+	uint64_t largest = 0;
+	uda_capability_set_list_get_count(sets, &count);
+	for (uint32_t i = 0; i < count; i++) {
+		bool present = false;
+		uint64_t value = 0;
+		if (uda_capability_set_list_get_constraint(sets, i, UDA_CONSTRAINT_MIN_SIZE, &present, &value) ==
+		            UDA_SUCCESS &&
+		    present && value > largest)
+			largest = value;
+	}
+	return largest;
+}
+
+/* A decoder asked for pictures of no codec in particular: those of the
+ * bitstream, among the first V4L2_MAX_BITSTREAMS_TRIED it reads, whose
+ * pictures need the most memory (hantro keeps motion vectors after an
+ * H.264, HEVC or VP9 picture, not after an MPEG-2 or VP8 one), so that
+ * they serve whichever the program decodes; the first of equals. */
+#define V4L2_MAX_BITSTREAMS_TRIED 8u
+
+static uda_result sets_for_any_bitstream(const struct v4l2_device *device, uda_context *ctx,
+                                         const struct v4l2_probed_queue *queue, const uda_assertion *assertion,
+                                         bool cpu, uda_capability_set_list **out_sets)
+{
+	const struct v4l2_probed_queue *stream = &device->node.output;
+	uda_capability_set_list *best = NULL;
+	uint64_t best_size = 0;
+	uint32_t best_bitstream = 0, tried = 0;
+	uda_result result = UDA_ERROR_UNSUPPORTED;
+	for (uint32_t i = 0; i < stream->format_count && tried < V4L2_MAX_BITSTREAMS_TRIED; i++) {
+		if (!stream->formats[i].compressed)
+			continue;
+		tried++;
+		uda_capability_set_list *sets = NULL;
+		result = queue_sets(device, ctx, queue, assertion, cpu, stream->formats[i].pixelformat, &sets);
+		if (result != UDA_SUCCESS)
+			continue;
+		const uint64_t size = largest_min_size(sets);
+		if (!best || size > best_size) {
+			uda_capability_set_list_destroy(best);
+			best = sets;
+			best_size = size;
+			best_bitstream = stream->formats[i].pixelformat;
+		} else {
+			uda_capability_set_list_destroy(sets);
+		}
+	}
+	if (!best)
+		return tried ? result
+		             : uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s reads no bitstream format",
+		                                     device->node.card);
+	if (tried > 1) {
+		char text[5];
+		v4l2_fourcc_text(best_bitstream, text);
+		uda_context_log(ctx, UDA_LOG_INFO,
+		                "v4l2: %s: no codec named: pictures sized for %s, whose need the most memory of the %u "
+		                "bitstreams it reads (%llu bytes); a usage naming the codec (uda_video_profile) sizes "
+		                "them for that one",
+		                device->node.card, text, tried, (unsigned long long)best_size);
+	}
+	*out_sets = best;
+	return UDA_SUCCESS;
 }
 
 static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const uda_assertion *assertion,
@@ -231,39 +324,14 @@ static uda_result v4l2_get_capability_sets(void *data, uda_context *ctx, const u
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "v4l2: %s's queue takes neither DMA-BUFs nor buffers it could export",
 		                             device->node.card);
-	/* A decoder's pictures are asked for on an fd of their own whose
-	 * OUTPUT queue takes the bitstream at their size, as the decoding
-	 * program's will (the stateless decoder interface sets OUTPUT
-	 * first): uda's fd may hold buffers of another size. */
-	const uint32_t bitstream = bitstream_of(device, queue, named_bitstream);
-	char bitstream_text[5];
-	v4l2_fourcc_text(bitstream, bitstream_text);
-	/* Pictures may differ per bitstream (hantro keeps a codec's motion
-	 * vectors after each picture, sized per codec): sized for one, they
-	 * may be short for another. */
-	if (bitstream && !named_bitstream && device->node.output.format_count > 1)
-		uda_context_log(ctx, UDA_LOG_INFO,
-		                "v4l2: %s: pictures sized for its first bitstream, %s; a usage naming the codec "
-		                "(uda_video_profile) sizes them for that one",
-		                device->node.card, bitstream_text);
-	int fd = device->fd;
-	if (bitstream) {
-		fd = device->io->open ? device->io->open(device->io->data, device->path) : -ENOTTY;
-		const int error = fd < 0 ? -fd : set_bitstream(device, fd, bitstream, assertion->width, assertion->height);
-		if (error) {
-			if (fd >= 0)
-				device->io->close(device->io->data, fd);
-			return uda_context_set_error(ctx, UDA_ERROR_BACKEND,
-			                             "v4l2: %s: its bitstream queue cannot be set to %s at %ux%u (%s %s)",
-			                             device->node.card, bitstream_text, assertion->width,
-			                             assertion->height, fd < 0 ? "open:" : "VIDIOC_S_FMT:", strerror(error));
-		}
-	}
 	uda_capability_set_list *sets;
-	uda_result result = v4l2_capability_sets(ctx, device->io, fd, queue, assertion->width, assertion->height,
-	                                         assertion->format, cpu, bitstream, &sets);
-	if (fd != device->fd)
-		device->io->close(device->io->data, fd);
+	uda_result result;
+	if (!decoder_pictures(device, queue))
+		result = queue_sets(device, ctx, queue, assertion, cpu, 0, &sets);
+	else if (named_bitstream)
+		result = queue_sets(device, ctx, queue, assertion, cpu, named_bitstream, &sets);
+	else
+		result = sets_for_any_bitstream(device, ctx, queue, assertion, cpu, &sets);
 	if (result != UDA_SUCCESS)
 		return result;
 	uint32_t count = 0;

@@ -28,7 +28,10 @@
  * up to height_alignment (bcm2835-codec), or the size is the bitstream's
  * on the OUTPUT queue of the same fd rounded up to follows_output
  * (hantro: the CAPTURE size asked is ignored), follows_default before
- * one is set. */
+ * one is set. mv_per_mb: hantro's motion vectors, kept after a picture
+ * of some codecs, so many bytes per 16x16 macroblock where that fd's
+ * OUTPUT queue holds the bitstream named. */
+#define REPLAY_MAX_MV_RULES 4
 struct replay_format {
 	uint32_t pixelformat;
 	bool compressed;
@@ -38,6 +41,10 @@ struct replay_format {
 	struct v4l2_frmsize_stepwise range;
 	uint32_t bytes_per_pixel, pitch_alignment, height_alignment, size_num, size_den, size_extra;
 	uint32_t follows_output, follows_default[2];
+	uint32_t mv_rule_count;
+	struct {
+		uint32_t bitstream, bytes_per_mb;
+	} mv_per_mb[REPLAY_MAX_MV_RULES];
 };
 
 struct replay_queue {
@@ -224,6 +231,15 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 		} else if (!strcmp(key, "extra")) {
 			if (!parse_u32(words[++i], 10, &f->size_extra))
 				return false;
+		} else if (!strcmp(key, "mv-per-mb")) {
+			/* mv-per-mb FOURCC BYTES */
+			if (i + 2 >= count || f->mv_rule_count == REPLAY_MAX_MV_RULES || strlen(words[i + 1]) != 4 ||
+			    !parse_u32(words[i + 2], 10, &f->mv_per_mb[f->mv_rule_count].bytes_per_mb) ||
+			    f->mv_per_mb[f->mv_rule_count].bytes_per_mb > 4096)
+				return false;
+			const char *code = words[i + 1];
+			f->mv_per_mb[f->mv_rule_count++].bitstream = v4l2_fourcc(code[0], code[1], code[2], code[3]);
+			i += 2;
 		} else {
 			return false;
 		}
@@ -390,6 +406,7 @@ static int try_format(const struct replay_file *file, struct v4l2_format *f)
 	const struct replay_format *format = find_format(queue, asked.pixelformat);
 	if (!format)
 		format = &queue->formats[0]; /* drivers answer a format they have */
+	uint32_t mv_bytes_per_mb = 0;
 	if (format->follows_output) {
 		const int other = 1 - q;
 		width = format->follows_default[0];
@@ -398,6 +415,10 @@ static int try_format(const struct replay_file *file, struct v4l2_format *f)
 			const struct v4l2_format_view bitstream = v4l2_format_read(&file->current[other]);
 			width = align_up(bitstream.width, format->follows_output);
 			height = align_up(bitstream.height, format->follows_output);
+			for (uint32_t i = 0; i < format->mv_rule_count; i++) {
+				if (format->mv_per_mb[i].bitstream == bitstream.pixelformat)
+					mv_bytes_per_mb = format->mv_per_mb[i].bytes_per_mb;
+			}
 		}
 	}
 	height = align_up(height, format->height_alignment);
@@ -424,7 +445,8 @@ static int try_format(const struct replay_file *file, struct v4l2_format *f)
 		if (aligned > UINT32_MAX || (aligned && height > UINT32_MAX / aligned))
 			return error(EINVAL); /* no driver answers a buffer past 4 GiB */
 		pitch = (uint32_t)aligned;
-		size = (uint64_t)pitch * height * format->size_num / format->size_den + format->size_extra;
+		size = (uint64_t)pitch * height * format->size_num / format->size_den + format->size_extra +
+		       (uint64_t)mv_bytes_per_mb * ((width + 15) / 16) * ((height + 15) / 16);
 	}
 	if (size > UINT32_MAX)
 		return error(EINVAL);
