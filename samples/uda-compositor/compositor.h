@@ -79,10 +79,14 @@ struct compositor {
 /* zwp_linux_buffer_params_v1 objects not yet destroyed: each holds up to
  * four of the client's fds in the compositor. */
 #define CLIENT_MAX_DMABUF_PARAMS 16
+/* The compositor's copies of a client's wl_shm buffers, all its surfaces
+ * together: a pool can be a sparse file that costs the client nothing. */
+#define CLIENT_MAX_SHM_BYTES (512ull << 20)
 struct client_state {
 	struct wl_listener destroy;
 	struct compositor *compositor;
 	unsigned surfaces, buffers, dmabuf_params;
+	uint64_t shm_bytes; /* within its surfaces' life: they keep the state */
 	bool gone; /* the client is; its objects are on their way */
 };
 bool clients_init(struct compositor *compositor);
@@ -135,6 +139,7 @@ struct surface {
 	 * copy of a wl_shm buffer. */
 	struct client_buffer *current;
 	uda_allocation *shm_copy;
+	uint64_t shm_copy_bytes; /* counted in owner->shm_bytes */
 	struct renderer_image *shm_image;
 	uint32_t width, height;
 	bool has_content;

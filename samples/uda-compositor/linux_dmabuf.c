@@ -20,13 +20,19 @@ struct params {
 	bool used;
 };
 
-static void params_gone(struct wl_resource *resource)
+static void close_planes(struct params *params)
 {
-	struct params *params = wl_resource_get_user_data(resource);
 	for (unsigned i = 0; i < UDA_MAX_PLANES; i++) {
 		if (params->attributes.planes[i].fd >= 0)
 			close(params->attributes.planes[i].fd);
+		params->attributes.planes[i].fd = -1;
 	}
+}
+
+static void params_gone(struct wl_resource *resource)
+{
+	struct params *params = wl_resource_get_user_data(resource);
+	close_planes(params);
 	if (params->owner)
 		client_state_count(params->owner, &params->owner->dmabuf_params, -1);
 	free(params);
@@ -59,24 +65,12 @@ static void params_add(struct wl_client *client, struct wl_resource *resource, i
 	params->attributes.plane_count++;
 }
 
-/* The planes added must be 0 .. n-1: the count says how many there are,
- * the import which the format needs. */
-static struct client_buffer *import(struct wl_client *client, struct wl_resource *resource, uint32_t id,
-                                    int32_t width, int32_t height, uint32_t format, bool immediate)
+/* The import of params just used, planes all there. */
+static struct client_buffer *import_used(struct wl_client *client, struct wl_resource *resource,
+                                         struct params *params, uint32_t id, int32_t width, int32_t height,
+                                         uint32_t format, bool immediate)
 {
-	struct params *params = wl_resource_get_user_data(resource);
 	struct compositor *compositor = params->compositor;
-	if (params->used) {
-		wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_ALREADY_USED, "the params were used already");
-		return NULL;
-	}
-	params->used = true;
-	for (unsigned i = 0; i < params->attributes.plane_count; i++) {
-		if (params->attributes.planes[i].fd < 0) {
-			wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE, "plane %u is missing", i);
-			return NULL;
-		}
-	}
 	params->attributes.width = width;
 	params->attributes.height = height;
 	params->attributes.format = format;
@@ -101,6 +95,31 @@ static struct client_buffer *import(struct wl_client *client, struct wl_resource
 		else
 			zwp_linux_buffer_params_v1_send_failed(resource);
 	}
+	return buffer;
+}
+
+/* The planes added must be 0 .. n-1: the count says how many there are,
+ * the import which the format needs. */
+static struct client_buffer *import(struct wl_client *client, struct wl_resource *resource, uint32_t id,
+                                    int32_t width, int32_t height, uint32_t format, bool immediate)
+{
+	struct params *params = wl_resource_get_user_data(resource);
+	if (params->used) {
+		wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_ALREADY_USED, "the params were used already");
+		return NULL;
+	}
+	params->used = true;
+	for (unsigned i = 0; i < params->attributes.plane_count; i++) {
+		if (params->attributes.planes[i].fd < 0) {
+			wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE, "plane %u is missing", i);
+			return NULL;
+		}
+	}
+	/* Used params are done with their fds whatever comes of the import
+	 * (which keeps what it needs): a client that never destroys them
+	 * holds none of its descriptors here. */
+	struct client_buffer *buffer = import_used(client, resource, params, id, width, height, format, immediate);
+	close_planes(params);
 	return buffer;
 }
 
@@ -167,7 +186,10 @@ static void get_feedback(struct wl_client *client, struct wl_resource *resource,
 		return;
 	}
 	wl_resource_set_implementation(feedback, &feedback_impl, compositor, NULL);
-	uda_wayland_feedback_send(compositor->feedback, feedback, UDA_WAYLAND_NO_SCANOUT);
+	/* A feedback that cannot go out whole (no descriptor left for its
+	 * table) would leave the client waiting for `done`. */
+	if (uda_wayland_feedback_send(compositor->feedback, feedback, UDA_WAYLAND_NO_SCANOUT) != UDA_SUCCESS)
+		wl_client_post_no_memory(client);
 }
 
 static void get_surface_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id,

@@ -8,7 +8,10 @@
 #include "compositor.h"
 #include "renderer.h"
 
-#define SURFACE_MAX_CALLBACKS 64 /* pending frame callbacks: more is a flood */
+#define SURFACE_MAX_CALLBACKS 64 /* frame callbacks not yet done: more is a flood */
+/* A wl_shm buffer's side at most: what GL compositors' textures take
+ * (GL_MAX_TEXTURE_SIZE is 8192 or more), and this output's largest. */
+#define SURFACE_MAX_SHM_SIDE 8192u
 
 /* ---- wl_region ---- */
 
@@ -95,7 +98,10 @@ static void callback_gone(struct wl_resource *callback)
 static void surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct surface *surface = wl_resource_get_user_data(resource);
-	if (surface->pending.callback_count >= SURFACE_MAX_CALLBACKS) {
+	/* Those committed count too: committing moves them out of `pending`
+	 * until the next repaint, which a client must not outrun. */
+	if (surface->pending.callback_count + (unsigned)wl_list_length(&surface->frame_callbacks) >=
+	    SURFACE_MAX_CALLBACKS) {
 		wl_client_post_no_memory(client);
 		return;
 	}
@@ -122,44 +128,82 @@ static void release_content(struct surface *surface)
 	surface->current = NULL;
 }
 
-/* A wl_shm buffer: copied into the surface's own allocation (made again
- * when the size or format changes) and given back at once, as a GL
- * compositor uploads it into a texture. */
+static void drop_shm_copy(struct surface *surface)
+{
+	renderer_image_destroy(surface->compositor->renderer, surface->shm_image);
+	uda_allocation_destroy(surface->shm_copy);
+	if (surface->owner)
+		surface->owner->shm_bytes -= surface->shm_copy_bytes;
+	surface->shm_image = NULL;
+	surface->shm_copy = NULL;
+	surface->shm_copy_bytes = 0;
+}
+
+/* The surface's copy of a wl_shm buffer of this size and format, made
+ * anew when either changes. Checked before memory is made for it (a pool
+ * may be a sparse file that costs the client nothing): rows that hold
+ * their pixels (libwayland lets a stride of `width` bytes through), a
+ * size a GL compositor's texture takes, and the client's budget. */
+static bool shm_copy_for(struct surface *surface, struct wl_shm_buffer *shm, uint32_t format, uint32_t width,
+                         uint32_t height)
+{
+	struct compositor *compositor = surface->compositor;
+	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+	if (surface->shm_copy && uda_allocation_get_metadata(surface->shm_copy, &metadata) == UDA_SUCCESS &&
+	    metadata.width == width && metadata.height == height && metadata.format == format)
+		return true;
+	drop_shm_copy(surface);
+	uda_format_info info;
+	const uint64_t stride = (uint64_t)wl_shm_buffer_get_stride(shm);
+	const bool known = uda_format_get_info(format, &info) == UDA_SUCCESS && info.plane_count == 1;
+	const uint64_t row = known ? ((uint64_t)width + info.planes[0].block_width - 1) / info.planes[0].block_width *
+	                                     info.planes[0].bytes_per_block
+	                           : 0;
+	const char *problem = !known                                                    ? "a format of more than one plane"
+	                      : width > SURFACE_MAX_SHM_SIDE || height > SURFACE_MAX_SHM_SIDE ? "larger than a texture"
+	                      : stride < row                                                  ? "rows shorter than their pixels"
+	                      : surface->owner && surface->owner->shm_bytes + row * height > CLIENT_MAX_SHM_BYTES
+	                              ? "past the client's budget for wl_shm copies"
+	                              : NULL;
+	if (problem) {
+		fprintf(stderr, "uda-compositor: a %ux%u wl_shm buffer refused: %s\n", width, height, problem);
+		return false;
+	}
+	if (renderer_allocate_upload(compositor->renderer, format, width, height, &surface->shm_copy) != UDA_SUCCESS) {
+		fprintf(stderr, "uda-compositor: no memory for a %ux%u wl_shm window: %s\n", width, height,
+		        uda_context_get_error(compositor->ctx));
+		return false;
+	}
+	surface->shm_copy_bytes = uda_allocation_get_metadata(surface->shm_copy, &metadata) == UDA_SUCCESS
+	                                  ? metadata.size
+	                                  : row * height;
+	if (surface->owner)
+		surface->owner->shm_bytes += surface->shm_copy_bytes;
+	surface->shm_image = renderer_image_create(compositor->renderer, surface->shm_copy, &problem);
+	if (!surface->shm_image) {
+		fprintf(stderr, "uda-compositor: a wl_shm window's copy: %s\n", problem);
+		drop_shm_copy(surface);
+		return false;
+	}
+	return true;
+}
+
+/* A wl_shm buffer: copied into the surface's own allocation and given
+ * back at once, as a GL compositor uploads it into a texture. */
 static bool take_shm(struct surface *surface, struct wl_shm_buffer *shm)
 {
 	struct compositor *compositor = surface->compositor;
 	const uint32_t format = uda_wayland_shm_format_to_fourcc(wl_shm_buffer_get_format(shm));
 	const uint32_t width = (uint32_t)wl_shm_buffer_get_width(shm), height = (uint32_t)wl_shm_buffer_get_height(shm);
-	uda_allocation_metadata metadata = {.type = UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
-	if (surface->shm_copy && (uda_allocation_get_metadata(surface->shm_copy, &metadata) != UDA_SUCCESS ||
-	                          metadata.width != width || metadata.height != height || metadata.format != format)) {
-		renderer_image_destroy(compositor->renderer, surface->shm_image);
-		uda_allocation_destroy(surface->shm_copy);
-		surface->shm_image = NULL;
-		surface->shm_copy = NULL;
-	}
-	const char *problem = NULL;
-	if (!surface->shm_copy) {
-		if (renderer_allocate_upload(compositor->renderer, format, width, height, &surface->shm_copy) !=
-		    UDA_SUCCESS) {
-			fprintf(stderr, "uda-compositor: no memory for a %ux%u wl_shm window: %s\n", width, height,
-			        uda_context_get_error(compositor->ctx));
-			return false;
-		}
-		surface->shm_image = renderer_image_create(compositor->renderer, surface->shm_copy, &problem);
-		if (!surface->shm_image) {
-			fprintf(stderr, "uda-compositor: a wl_shm window's copy: %s\n", problem);
-			uda_allocation_destroy(surface->shm_copy);
-			surface->shm_copy = NULL;
-			return false;
-		}
-	}
+	if (!shm_copy_for(surface, shm, format, width, height))
+		return false;
 	/* A pool the client shrank reads as zeros; libwayland then sends
 	 * wl_shm's invalid_fd error and the client goes. A buffer the copy
 	 * refuses (rows shorter than its pixels, which libwayland lets
 	 * through) shows nothing rather than an old or unwritten frame. */
 	if (uda_wayland_shm_copy(shm, surface->shm_copy) != UDA_SUCCESS) {
 		fprintf(stderr, "uda-compositor: a wl_shm copy: %s\n", uda_context_get_error(compositor->ctx));
+		drop_shm_copy(surface);
 		return false;
 	}
 	surface->width = width;
@@ -207,11 +251,20 @@ static void surface_commit(struct wl_client *client, struct wl_resource *resourc
 		output_schedule_repaint(surface->compositor);
 }
 
-static void surface_set_transform(struct wl_client *client, struct wl_resource *resource, int32_t value)
+/* Nothing here scales or turns a buffer; the values must still be ones
+ * the protocol has. */
+static void surface_set_transform(struct wl_client *client, struct wl_resource *resource, int32_t transform)
 {
 	(void)client;
-	(void)resource;
-	(void)value;
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270)
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM, "transform %d", transform);
+}
+
+static void surface_set_scale(struct wl_client *client, struct wl_resource *resource, int32_t scale)
+{
+	(void)client;
+	if (scale < 1)
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_SCALE, "scale %d", scale);
 }
 
 /* Version 5: where a resize moved the surface's origin, which attach no
@@ -233,7 +286,7 @@ static const struct wl_surface_interface surface_impl = {
 	.set_input_region = surface_set_region,
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_transform,
-	.set_buffer_scale = surface_set_transform,
+	.set_buffer_scale = surface_set_scale,
 	.damage_buffer = surface_damage,
 	.offset = surface_offset,
 };
@@ -254,8 +307,7 @@ static void surface_gone(struct wl_resource *resource)
 	destroy_callbacks(&surface->pending.callbacks);
 	destroy_callbacks(&surface->frame_callbacks);
 	release_content(surface);
-	renderer_image_destroy(surface->compositor->renderer, surface->shm_image);
-	uda_allocation_destroy(surface->shm_copy);
+	drop_shm_copy(surface);
 	wl_list_remove(&surface->link);
 	if (surface->owner)
 		client_state_count(surface->owner, &surface->owner->surfaces, -1);

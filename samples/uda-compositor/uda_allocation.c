@@ -59,15 +59,21 @@ static void create_buffer(struct wl_client *client, struct wl_resource *resource
 		                                   &allocation);
 	close(fd);
 	if (result != UDA_SUCCESS) {
+		/* Metadata that cannot be read, or that names a layout the
+		 * compositor never offered, is the metadata's fault; the rest
+		 * (a short or foreign fd) the fd's. */
+		const bool metadata_fault = result == UDA_ERROR_INVALID_DATA || result == UDA_ERROR_INCOMPATIBLE;
 		wl_resource_post_error(resource,
-		                       result == UDA_ERROR_INVALID_DATA ? UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_METADATA
-		                                                        : UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_FD,
+		                       metadata_fault ? UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_METADATA
+		                                      : UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_FD,
 		                       "%s", uda_context_get_error(compositor->ctx));
 		return;
 	}
+	/* Past the client's buffer limit, or out of memory: as every other
+	 * limit here. */
 	const char *problem = NULL;
 	if (!client_buffer_create(compositor, client, id, allocation, "uda's protocol", &problem))
-		wl_resource_post_error(resource, UDA_ALLOCATION_MANAGER_V1_ERROR_INVALID_FD, "%s", problem);
+		wl_client_post_no_memory(client);
 }
 
 static const struct uda_allocation_manager_v1_interface manager_impl = {

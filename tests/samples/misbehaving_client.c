@@ -16,7 +16,10 @@
  *   stall                a window committed thousands of times, events never read
  *   role-outlives-surface  an xdg_surface asked for a toplevel after its wl_surface went:
  *                        made inert, no error, and the connection goes on
- *   xdg-surface-first    an xdg_surface destroyed before its toplevel: defunct_role_object */
+ *   xdg-surface-first    an xdg_surface destroyed before its toplevel: defunct_role_object
+ *   commit-flood         frame callbacks asked for 64 at a time, each batch committed: no_memory
+ *   huge-shm             a 16384x16384 wl_shm buffer on a sparse pool: refused without an error,
+ *                        before the compositor makes memory for it (its log says so) */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -352,6 +355,35 @@ int main(int argc, char **argv)
 		const int status = wl_display_roundtrip(g.display);
 		printf("misbehaving-client: %s: %s\n", mode,
 		       status >= 0 ? "inert role object, connection alive, as expected" : "the connection failed");
+		return status >= 0 ? 0 : 1;
+	}
+	if (strcmp(mode, "commit-flood") == 0) {
+		make_window(&g, true);
+		/* Committing moves callbacks out of the pending state; the
+		 * compositor counts them until its next repaint all the same. */
+		for (int batch = 0; batch < 2000; batch++) {
+			for (int i = 0; i < 64; i++)
+				wl_surface_frame(g.surface);
+			wl_surface_commit(g.surface);
+			if (batch % 4 == 3 && wl_display_flush(g.display) < 0)
+				break;
+		}
+		return expect_error(&g, mode, &wl_display_interface, WL_DISPLAY_ERROR_NO_MEMORY);
+	}
+	if (strcmp(mode, "huge-shm") == 0) {
+		make_window(&g, true);
+		const int32_t side = 16384, stride = side * 4;
+		fd = memfd_create("huge-shm", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, (off_t)stride * side) != 0) /* sparse: nothing written */
+			return 1;
+		struct wl_shm_pool *pool = wl_shm_create_pool(g.shm, fd, stride * side);
+		struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, side, side, stride, WL_SHM_FORMAT_XRGB8888);
+		wl_shm_pool_destroy(pool);
+		wl_surface_attach(g.surface, buffer, 0, 0);
+		wl_surface_commit(g.surface);
+		const int status = wl_display_roundtrip(g.display);
+		printf("misbehaving-client: %s: %s\n", mode,
+		       status >= 0 ? "refused without an error, as expected" : "the connection failed");
 		return status >= 0 ? 0 : 1;
 	}
 	if (strcmp(mode, "xdg-surface-first") == 0) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest: uda-compositor meets twelve Wayland clients that break the rules
+# ctest: uda-compositor meets fourteen Wayland clients that break the rules
 # (or walk along their edge), one way each (misbehaving_client.c), then a
 # good one. Each bad one must get the protocol's answer (or lose its
 # connection; the edge walker keeps it) while the compositor
@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 export XDG_RUNTIME_DIR=$work WAYLAND_DISPLAY=wayland-misbehaving
 modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed bad-dmabuf params-flood gone-mid-frame
-	stall role-outlives-surface xdg-surface-first)
+	stall role-outlives-surface xdg-surface-first commit-flood huge-shm)
 "${on_driver[@]}" "$compositor" --socket $WAYLAND_DISPLAY --output "$work" --save none >"$work/compositor.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -S $work/$WAYLAND_DISPLAY ]] && break; sleep 0.1; done
@@ -36,6 +36,8 @@ status=$?
 cat "$work/compositor.log"
 [[ $status == 0 ]] || { echo "the compositor exited $status"; exit 1; }
 grep -q "window mapped: uda-client" "$work/compositor.log" || { echo "the good client's window never showed"; exit 1; }
+grep -q "a 16384x16384 wl_shm buffer refused: larger than a texture" "$work/compositor.log" ||
+	{ echo "the huge wl_shm buffer was not refused before memory was made for it"; exit 1; }
 grep -Eq "([0-9]+) descriptors open after the clients, \1 before" "$work/compositor.log" ||
 	{ echo "the compositor leaked descriptors"; exit 1; }
 echo "the compositor answered ${#modes[@]} misbehaving clients, served the good one, leaked nothing"
