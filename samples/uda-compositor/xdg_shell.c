@@ -12,6 +12,10 @@
 struct xdg_surface_state {
 	struct wl_resource *resource;
 	struct surface *surface; /* NULL once the client destroyed it */
+	/* The xdg_wm_base it came from, where its role error goes; NULL once
+	 * the client destroyed that. */
+	struct wl_resource *wm_base;
+	struct wl_listener wm_base_destroy;
 	struct wl_resource *toplevel, *popup;
 	uint32_t configure_serial; /* the last sent, 0 before any */
 	bool configured;           /* the client acked a configure */
@@ -227,11 +231,21 @@ static void popup_gone(struct wl_resource *resource)
  * it): the role object it asks for is made, so that the id stays the
  * client's, and the xdg_surface's rules still hold (one role, destroyed
  * before it); there is nothing to show. */
-static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resource)
+static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resource, enum surface_role wanted)
 {
-	if (xdg->toplevel || xdg->popup ||
-	    (xdg->surface && xdg->surface->role != SURFACE_ROLE_NONE && xdg->surface->role != SURFACE_ROLE_XDG_TOPLEVEL)) {
-		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED, "the surface has a role already");
+	if (xdg->toplevel || xdg->popup) {
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED, "the xdg_surface has a role already");
+		return false;
+	}
+	/* A wl_surface keeps the role it was given, through later
+	 * xdg_surfaces: another one is xdg_wm_base's role error, on the
+	 * xdg_wm_base (xdg_surface has no code for it). */
+	if (xdg->surface && xdg->surface->role != SURFACE_ROLE_NONE && xdg->surface->role != wanted) {
+		if (xdg->wm_base)
+			wl_resource_post_error(xdg->wm_base, XDG_WM_BASE_ERROR_ROLE, "the wl_surface has another role");
+		else
+			wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
+			                       "the wl_surface has another role");
 		return false;
 	}
 	return true;
@@ -240,7 +254,7 @@ static bool role_free(struct xdg_surface_state *xdg, struct wl_resource *resourc
 static void get_toplevel(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
-	if (!role_free(xdg, resource))
+	if (!role_free(xdg, resource, SURFACE_ROLE_XDG_TOPLEVEL))
 		return;
 	xdg->toplevel = wl_resource_create(client, &xdg_toplevel_interface, wl_resource_get_version(resource), id);
 	if (!xdg->toplevel) {
@@ -258,7 +272,7 @@ static void get_popup(struct wl_client *client, struct wl_resource *resource, ui
 	(void)parent;
 	(void)positioner;
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
-	if (!role_free(xdg, resource))
+	if (!role_free(xdg, resource, SURFACE_ROLE_XDG_POPUP))
 		return;
 	xdg->popup = wl_resource_create(client, &xdg_popup_interface, wl_resource_get_version(resource), id);
 	if (!xdg->popup) {
@@ -363,9 +377,19 @@ static void surface_destroyed(struct wl_listener *listener, void *data)
 	forget_surface(xdg);
 }
 
+static void wm_base_destroyed(struct wl_listener *listener, void *data)
+{
+	(void)data;
+	struct xdg_surface_state *xdg = wl_container_of(listener, xdg, wm_base_destroy);
+	wl_list_remove(&xdg->wm_base_destroy.link);
+	wl_list_init(&xdg->wm_base_destroy.link);
+	xdg->wm_base = NULL;
+}
+
 static void xdg_surface_gone(struct wl_resource *resource)
 {
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
+	wl_list_remove(&xdg->wm_base_destroy.link);
 	if (xdg->surface)
 		surface_unmap(xdg->surface);
 	forget_surface(xdg);
@@ -404,6 +428,9 @@ static void get_xdg_surface(struct wl_client *client, struct wl_resource *resour
 	}
 	xdg->surface = surface;
 	surface->xdg = xdg;
+	xdg->wm_base = resource;
+	xdg->wm_base_destroy.notify = wm_base_destroyed;
+	wl_resource_add_destroy_listener(resource, &xdg->wm_base_destroy);
 	xdg->surface_commit.notify = surface_committed;
 	wl_signal_add(&surface->commit, &xdg->surface_commit);
 	xdg->surface_destroy.notify = surface_destroyed;

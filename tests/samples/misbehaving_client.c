@@ -18,6 +18,8 @@
  *                        made inert, no error, and the connection goes on
  *   xdg-surface-first    an xdg_surface destroyed before its toplevel: defunct_role_object
  *   commit-flood         frame callbacks asked for 64 at a time, each batch committed: no_memory
+ *   role-switch          a toplevel's wl_surface asked to be a popup through a new xdg_surface:
+ *                        xdg_wm_base's role error
  *   huge-shm             a 16384x16384 wl_shm buffer on a sparse pool: refused without an error,
  *                        before the compositor makes memory for it (its log says so) */
 #include <drm_fourcc.h>
@@ -369,6 +371,17 @@ int main(int argc, char **argv)
 				break;
 		}
 		return expect_error(&g, mode, &wl_display_interface, WL_DISPLAY_ERROR_NO_MEMORY);
+	}
+	if (strcmp(mode, "role-switch") == 0) {
+		make_window(&g, true);
+		xdg_toplevel_destroy(g.toplevel);
+		xdg_surface_destroy(g.xdg_surface);
+		struct xdg_surface *again = xdg_wm_base_get_xdg_surface(g.wm_base, g.surface);
+		struct xdg_positioner *positioner = xdg_wm_base_create_positioner(g.wm_base);
+		xdg_positioner_set_size(positioner, WIDTH, HEIGHT);
+		xdg_positioner_set_anchor_rect(positioner, 0, 0, 1, 1);
+		xdg_surface_get_popup(again, NULL, positioner);
+		return expect_error(&g, mode, &xdg_wm_base_interface, XDG_WM_BASE_ERROR_ROLE);
 	}
 	if (strcmp(mode, "huge-shm") == 0) {
 		make_window(&g, true);
