@@ -442,21 +442,44 @@ TEST_F(VulkanVideo, MemoryLargerThanTheImageWhereTheDriverAllowsIt)
 	                                           sets.get(), 0};
 	uda_allocation *raw = nullptr;
 	EXPECT_EQ(uda_allocate(&create, &raw), UDA_ERROR_UNSUPPORTED);
-	EXPECT_NE(error().find("must be dedicated, of the image's size (the driver says so)"), std::string::npos)
+	EXPECT_NE(error().find("must be dedicated, of the image's size (the driver requires it)"), std::string::npos)
 	        << error();
 
+	// The driver that only prefers dedicated memory (the mock reads the
+	// switch at each query), in a context of its own, since answers are
+	// cached per device.
 	setenv("UDA_MOCK_VULKAN_DEDICATED", "prefer", 1);
-	const uda_result made = uda_allocate(&create, &raw);
+	ValidationLog other_log;
+	ContextPtr other = create_validated_context(other_log);
 	unsetenv("UDA_MOCK_VULKAN_DEDICATED");
-	ASSERT_EQ(made, UDA_SUCCESS) << error();
-	const AllocationPtr frame(raw);
-	uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
-	ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
-	EXPECT_GE(m.size, min_size);
-	int fd = -1;
-	ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS) << error();
-	EXPECT_GE(lseek(fd, 0, SEEK_END), static_cast<off_t>(min_size)) << "the memory the reader is given";
-	close(fd);
+	ASSERT_NE(other, nullptr);
+	uda_device *preferring_gpu = vulkan_device_of(other.get());
+	ASSERT_NE(preferring_gpu, nullptr);
+	const ListPtr other_peer_sets = make_list(other.get(), {reader});
+	const uda_negotiation_peer_info other_peer = {UDA_STRUCTURE_TYPE_NEGOTIATION_PEER_INFO, nullptr,
+	                                              other_peer_sets.get()};
+	const uda_device_usage other_party = {preferring_gpu, &render.usage};
+	const uda_negotiation_info other_info = {UDA_STRUCTURE_TYPE_NEGOTIATION_INFO, &other_peer, &a, 1, &other_party};
+	setenv("UDA_MOCK_VULKAN_DEDICATED", "prefer", 1);
+	uda_allocation *made = nullptr;
+	const uda_result result = uda_negotiate_allocate(other.get(), &other_info, &made, nullptr, nullptr);
+	unsetenv("UDA_MOCK_VULKAN_DEDICATED");
+	ASSERT_EQ(result, UDA_SUCCESS) << uda_context_get_error(other.get());
+	{
+		const AllocationPtr frame(made);
+		uda_allocation_metadata m = {UDA_STRUCTURE_TYPE_ALLOCATION_METADATA};
+		ASSERT_EQ(uda_allocation_get_metadata(frame.get(), &m), UDA_SUCCESS);
+		EXPECT_GE(m.size, min_size);
+		int fd = -1;
+		ASSERT_EQ(uda_allocation_export(frame.get(), UDA_HANDLE_TYPE_DMA_BUF, &fd), UDA_SUCCESS)
+		        << uda_context_get_error(other.get());
+		EXPECT_GE(lseek(fd, 0, SEEK_END), static_cast<off_t>(min_size)) << "the memory the reader is given";
+		close(fd);
+	}
+	other.reset();
+	std::lock_guard<std::mutex> guard(other_log.lock);
+	for (const std::string &message : other_log.problems)
+		ADD_FAILURE() << message;
 }
 
 TEST_F(VulkanVideo, ADecodeOutputOffersWhatTheDriverListsForItsProfile)

@@ -69,12 +69,16 @@ static void destroy_allocation(const struct vulkan_device *device, struct vulkan
 	free(a);
 }
 
+/* *out_dedicated_only (may be NULL): an exported handle type of the image
+ * is DEDICATED_ONLY (VUID-VkMemoryAllocateInfo-pNext-00639). */
 static VkResult create_image(const struct vulkan_device *device, struct vulkan_allocation *a, uint32_t width,
                              uint32_t height, VkExternalMemoryHandleTypeFlags handles,
-                             VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout)
+                             VkExternalMemoryFeatureFlags features, const uda_allocation_metadata *explicit_layout,
+                             bool *out_dedicated_only)
 {
 	const struct vulkan_image_desc desc = {a->format, a->tiling, a->modifier, a->usage, a->video};
-	return vulkan_create_image(device, &desc, width, height, handles, features, explicit_layout, NULL, &a->image);
+	return vulkan_create_image(device, &desc, width, height, handles, features, explicit_layout, out_dedicated_only,
+	                           &a->image);
 }
 
 /* Vulkan's plain linear tiling lays multi-planar formats out as it likes,
@@ -261,8 +265,10 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 		}
 		explicit_layout = &linear_layout;
 	}
+	bool dedicated_only = false;
 	VkResult vr = create_image(device, a, assertion->width, assertion->height, handles,
-	                           handles ? VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT : 0, explicit_layout);
+	                           handles ? VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT : 0, explicit_layout,
+	                           &dedicated_only);
 	if (vr != VK_SUCCESS) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan: vkCreateImage: %s",
@@ -292,22 +298,32 @@ uda_result vulkan_allocate(void *device_data, uda_context *ctx, const uda_assert
 	 * not shared as OPAQUE_FD (such memory is dedicated, uda_backend.h)
 	 * and not required dedicated by the driver. Else another device
 	 * allocates. */
-	uint64_t min_size = 0, allocation_size = requirements.size;
+	uint64_t min_size = 0, max_size = UINT64_MAX, allocation_size = requirements.size;
 	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_MIN_SIZE, 0, &min_size);
+	uda_backend_get_constraint(set, set_index, UDA_CONSTRAINT_MAX_SIZE, UINT64_MAX, &max_size);
 	const bool larger = requirements.size < min_size;
-	if (larger && ((handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) ||
-	               dedicated_requirements.requiresDedicatedAllocation)) {
+	const char *must_be_dedicated = !larger ? NULL
+	                                : (handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) ? "an OPAQUE_FD share"
+	                                : dedicated_requirements.requiresDedicatedAllocation       ? "the driver requires it"
+	                                : dedicated_only ? "the driver exports the image's memory dedicated only"
+	                                                 : NULL;
+	if (must_be_dedicated) {
 		destroy_allocation(device, a);
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
 		                             "vulkan: the image takes %llu bytes, the set asks for at least %llu, and "
 		                             "its memory must be dedicated, of the image's size (%s)",
 		                             (unsigned long long)requirements.size, (unsigned long long)min_size,
-		                             dedicated_requirements.requiresDedicatedAllocation ? "the driver says so"
-		                                                                                 : "an OPAQUE_FD share");
+		                             must_be_dedicated);
 	}
-	if (larger) {
-		const uint64_t alignment = requirements.alignment > size_alignment ? requirements.alignment : size_alignment;
-		allocation_size = (min_size + alignment - 1) / alignment * alignment;
+	/* allocationSize has no alignment rule of its own: the set's size
+	 * alignment, checked against its max size before any memory. */
+	if (larger && (min_size > UINT64_MAX - (size_alignment - 1) ||
+	               (allocation_size = (min_size + size_alignment - 1) / size_alignment * size_alignment) > max_size)) {
+		destroy_allocation(device, a);
+		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED,
+		                             "vulkan: the set's min size %llu, aligned to %llu, passes its max size %llu",
+		                             (unsigned long long)min_size, (unsigned long long)size_alignment,
+		                             (unsigned long long)max_size);
 	}
 	const bool mappable = uda_backend_set_has_u32(set, set_index, UDA_CAPABILITY_CPU_ACCESS, UDA_CPU_ACCESS_MAPPABLE);
 	int type = choose_memory_type(device, requirements.memoryTypeBits, mappable);
@@ -382,7 +398,7 @@ static uda_result import_fd(struct vulkan_device *device, uda_context *ctx, int 
 		                             (unsigned long long)a->modifier,
 		                             vulkan_modifier_plane_count(device, a->format, a->modifier));
 	VkResult vr = create_image(device, a, m->width, m->height, handle, VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT,
-	                           a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? m : NULL);
+	                           a->tiling == VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT ? m : NULL, NULL);
 	if (vr != VK_SUCCESS)
 		return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "vulkan import: vkCreateImage: %s",
 		                             vulkan_result_string(vr));
@@ -503,7 +519,8 @@ static uda_result import_host(struct vulkan_device *device, uda_context *ctx, in
 	                                &params) == UDA_SUCCESS &&
 	    a->tiling == VK_IMAGE_TILING_LINEAR) {
 		a->usage = params.usage;
-		if (create_image(device, a, m->width, m->height, handle, VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT, NULL) ==
+		if (create_image(device, a, m->width, m->height, handle, VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT, NULL,
+		                 NULL) ==
 		    VK_SUCCESS) {
 			const VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
 			VkSubresourceLayout layout;

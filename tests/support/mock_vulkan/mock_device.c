@@ -42,15 +42,6 @@ struct mock_command_pool {
 	VkCommandPoolCreateFlags flags;
 };
 
-/* UDA_MOCK_VULKAN_DEDICATED=prefer: external images prefer dedicated
- * memory without requiring it (as Mesa's drivers' DMA-BUF images do);
- * by default they require it, as NVIDIA's do. */
-static bool mock_external_images_require_dedicated(void)
-{
-	const char *mode = getenv("UDA_MOCK_VULKAN_DEDICATED");
-	return !mode || strcmp(mode, "prefer") != 0;
-}
-
 static const uint32_t device_local_types = 1u << 0;
 static const uint32_t all_types = 0xfu;
 

@@ -8,6 +8,16 @@
 
 #define MOCK_EXPORT __attribute__((visibility("default")))
 
+/* UDA_MOCK_VULKAN_DEDICATED=prefer: external images prefer dedicated
+ * memory without requiring it, and their handle types are not
+ * DEDICATED_ONLY (as Mesa's drivers' linear DMA-BUF images); by default
+ * they require it, as NVIDIA's do. */
+bool mock_external_images_require_dedicated(void)
+{
+	const char *mode = getenv("UDA_MOCK_VULKAN_DEDICATED");
+	return !mode || strcmp(mode, "prefer") != 0;
+}
+
 /* One GPU, the same for every instance: its identity does not change
  * across processes, as a real GPU's does not. Its loader slot is set once,
  * here, so instances made on several threads never write it. */
@@ -518,7 +528,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties2(
 		const bool together = mock_handles_together(info->tiling);
 		if (external_out) {
 			external_out->externalMemoryProperties = (VkExternalMemoryProperties){
-				.externalMemoryFeatures = VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT |
+				.externalMemoryFeatures = (mock_external_images_require_dedicated()
+			                                           ? VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT
+			                                           : 0) |
 			                                  VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT |
 			                                  VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT,
 				.exportFromImportedHandleTypes = together ? both : external->handleType,

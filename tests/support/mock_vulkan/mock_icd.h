@@ -146,4 +146,8 @@ void *mock_find_out_struct(void *chain, VkStructureType type);
 
 PFN_vkVoidFunction mock_lookup(const char *name);
 
+/* UDA_MOCK_VULKAN_DEDICATED: whether external images require dedicated
+ * memory (the default, as NVIDIA's) or only prefer it ("prefer"). */
+bool mock_external_images_require_dedicated(void);
+
 #endif
