@@ -72,8 +72,10 @@ static void create_buffer(struct wl_client *client, struct wl_resource *resource
 	/* Past the client's buffer limit, or out of memory: as every other
 	 * limit here. */
 	const char *problem = NULL;
-	if (!client_buffer_create(compositor, client, id, allocation, "uda's protocol", &problem))
+	if (!client_buffer_create(compositor, client, id, allocation, "uda's protocol", &problem)) {
+		fprintf(stderr, "uda-compositor: a buffer of uda's protocol refused: %s\n", problem ? problem : "?");
 		wl_client_post_no_memory(client);
+	}
 }
 
 static const struct uda_allocation_manager_v1_interface manager_impl = {

@@ -443,6 +443,12 @@ TEST(V4l2Device, PicturesOfNoCodecServeTheBitstreamThatNeedsTheMost)
 	ASSERT_EQ(uda_device_get_capability_sets(decoder, &a, &usage, &named), UDA_SUCCESS) << text_of(ctx.get());
 	const ListPtr named_sets(named);
 	EXPECT_EQ(constraint(named_sets.get(), 0, UDA_CONSTRAINT_MIN_SIZE), planes + 48 * macroblocks);
+	// Pictures none of them makes: said as one failure of all three.
+	EXPECT_EQ(sets_of(decoder, 1920, 1088, DRM_FORMAT_YUYV, UDA_USAGE_VIDEO_DECODE, sets), UDA_ERROR_INCOMPATIBLE);
+	EXPECT_NE(text_of(ctx.get()).find("pictures for none of the 3 bitstreams it reads; the last: v4l2: no set for "
+	                                  "1920x1088"),
+	          std::string::npos)
+	        << text_of(ctx.get());
 }
 
 // A camera that makes its own buffers: VIDIOC_CREATE_BUFS on the backend's

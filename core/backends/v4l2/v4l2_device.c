@@ -251,7 +251,7 @@ static uda_result sets_for_any_bitstream(const struct v4l2_device *device, uda_c
 	const struct v4l2_probed_queue *stream = &device->node.output;
 	uda_capability_set_list *best = NULL;
 	uint64_t best_size = 0;
-	uint32_t best_bitstream = 0, tried = 0;
+	uint32_t best_bitstream = 0, tried = 0, served = 0;
 	uda_result result = UDA_ERROR_UNSUPPORTED;
 	for (uint32_t i = 0; i < stream->format_count && tried < V4L2_MAX_BITSTREAMS_TRIED; i++) {
 		if (!stream->formats[i].compressed)
@@ -259,8 +259,13 @@ static uda_result sets_for_any_bitstream(const struct v4l2_device *device, uda_c
 		tried++;
 		uda_capability_set_list *sets = NULL;
 		result = queue_sets(device, ctx, queue, assertion, cpu, stream->formats[i].pixelformat, &sets);
+		if (result == UDA_ERROR_OUT_OF_MEMORY) {
+			uda_capability_set_list_destroy(best);
+			return result;
+		}
 		if (result != UDA_SUCCESS)
 			continue;
+		served++;
 		const uint64_t size = largest_min_size(sets);
 		if (!best || size > best_size) {
 			uda_capability_set_list_destroy(best);
@@ -271,18 +276,25 @@ static uda_result sets_for_any_bitstream(const struct v4l2_device *device, uda_c
 			uda_capability_set_list_destroy(sets);
 		}
 	}
-	if (!best)
-		return tried ? result
-		             : uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s reads no bitstream format",
-		                                     device->node.card);
-	if (tried > 1) {
+	if (!best) {
+		if (!tried)
+			return uda_context_set_error(ctx, UDA_ERROR_UNSUPPORTED, "v4l2: %s reads no bitstream format",
+			                             device->node.card);
+		/* The last bitstream's reason, said as one of all. */
+		char last[256];
+		snprintf(last, sizeof(last), "%s", uda_context_get_error(ctx));
+		return uda_context_set_error(ctx, result, "v4l2: %s: pictures for none of the %u bitstreams it reads; the "
+		                             "last: %s",
+		                             device->node.card, tried, last);
+	}
+	if (served > 1) {
 		char text[5];
 		v4l2_fourcc_text(best_bitstream, text);
 		uda_context_log(ctx, UDA_LOG_INFO,
 		                "v4l2: %s: no codec named: pictures sized for %s, whose need the most memory of the %u "
 		                "bitstreams it reads (%llu bytes); a usage naming the codec (uda_video_profile) sizes "
 		                "them for that one",
-		                device->node.card, text, tried, (unsigned long long)best_size);
+		                device->node.card, text, served, (unsigned long long)best_size);
 	}
 	*out_sets = best;
 	return UDA_SUCCESS;

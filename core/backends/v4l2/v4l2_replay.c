@@ -205,7 +205,7 @@ static bool parse_format(struct replay_node *node, char **words, int count)
 			f->stepwise = true;
 			i += 3;
 		} else if (!strcmp(key, "bpp")) {
-			if (!parse_u32(words[++i], 10, &f->bytes_per_pixel))
+			if (!parse_u32(words[++i], 10, &f->bytes_per_pixel) || !f->bytes_per_pixel)
 				return false;
 		} else if (!strcmp(key, "pitch-align")) {
 			if (!parse_u32(words[++i], 10, &f->pitch_alignment) || !f->pitch_alignment)
@@ -445,8 +445,14 @@ static int try_format(const struct replay_file *file, struct v4l2_format *f)
 		if (aligned > UINT32_MAX || (aligned && height > UINT32_MAX / aligned))
 			return error(EINVAL); /* no driver answers a buffer past 4 GiB */
 		pitch = (uint32_t)aligned;
-		size = (uint64_t)pitch * height * format->size_num / format->size_den + format->size_extra +
-		       (uint64_t)mv_bytes_per_mb * ((width + 15) / 16) * ((height + 15) / 16);
+		/* pitch x height is under 2^32 (the guard above), times 16 at
+		 * most; the motion vectors are checked to stay under 2^32 too,
+		 * so the sum cannot wrap. */
+		const uint64_t macroblocks = (((uint64_t)width + 15) / 16) * (((uint64_t)height + 15) / 16);
+		uint64_t vectors = 0;
+		if (__builtin_mul_overflow((uint64_t)mv_bytes_per_mb, macroblocks, &vectors) || vectors > UINT32_MAX)
+			return error(EINVAL);
+		size = (uint64_t)pitch * height * format->size_num / format->size_den + format->size_extra + vectors;
 	}
 	if (size > UINT32_MAX)
 		return error(EINVAL);
