@@ -420,10 +420,10 @@ protected:
 
 // A device that reads past the planes (a decoder's motion vectors: a
 // MIN_SIZE above the image's) on memory the GPU makes. Where the driver
-// only prefers dedicated memory for a DMA-BUF image (Mesa's), the GPU
-// allocates it larger, not dedicated, under validation; where it requires
-// it (NVIDIA's, the mock's default) the GPU refuses and says why, and
-// another device allocates.
+// only prefers dedicated memory for a DMA-BUF image (the mock's prefer
+// mode), the GPU allocates it larger, not dedicated, under validation;
+// where it requires it (NVIDIA's, the mock's default) the GPU refuses and
+// says why, and another device allocates.
 TEST_F(VulkanVideo, MemoryLargerThanTheImageWhereTheDriverAllowsIt)
 {
 	const uda_assertion a = assertion(1920, 1080, DRM_FORMAT_XRGB8888);

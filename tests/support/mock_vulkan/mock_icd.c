@@ -10,7 +10,7 @@
 
 /* UDA_MOCK_VULKAN_DEDICATED=prefer: external images prefer dedicated
  * memory without requiring it, and their handle types are not
- * DEDICATED_ONLY (as Mesa's drivers' linear DMA-BUF images); by default
+ * DEDICATED_ONLY (a driver of another kind than NVIDIA's); by default
  * they require it, as NVIDIA's do. */
 bool mock_external_images_require_dedicated(void)
 {
