@@ -9,6 +9,12 @@
 #include "compositor.h"
 #include "xdg-shell-server-protocol.h"
 
+/* An xdg_wm_base: how many xdg_surfaces made from it live. Freed with
+ * the resource, after its destroy listeners (each xdg_surface's) ran. */
+struct wm_base_state {
+	unsigned xdg_surfaces;
+};
+
 struct xdg_surface_state {
 	struct wl_resource *resource;
 	struct surface *surface; /* NULL once the client destroyed it */
@@ -389,6 +395,10 @@ static void wm_base_destroyed(struct wl_listener *listener, void *data)
 static void xdg_surface_gone(struct wl_resource *resource)
 {
 	struct xdg_surface_state *xdg = wl_resource_get_user_data(resource);
+	if (xdg->wm_base) {
+		struct wm_base_state *base = wl_resource_get_user_data(xdg->wm_base);
+		base->xdg_surfaces--;
+	}
 	wl_list_remove(&xdg->wm_base_destroy.link);
 	if (xdg->surface)
 		surface_unmap(xdg->surface);
@@ -431,6 +441,7 @@ static void get_xdg_surface(struct wl_client *client, struct wl_resource *resour
 	xdg->wm_base = resource;
 	xdg->wm_base_destroy.notify = wm_base_destroyed;
 	wl_resource_add_destroy_listener(resource, &xdg->wm_base_destroy);
+	((struct wm_base_state *)wl_resource_get_user_data(resource))->xdg_surfaces++;
 	xdg->surface_commit.notify = surface_committed;
 	wl_signal_add(&surface->commit, &xdg->surface_commit);
 	xdg->surface_destroy.notify = surface_destroyed;
@@ -445,21 +456,44 @@ static void pong(struct wl_client *client, struct wl_resource *resource, uint32_
 	(void)serial;
 }
 
+/* xdg-shell: an xdg_wm_base destroyed while xdg_surfaces made from it
+ * live is defunct_surfaces. */
+static void destroy_wm_base(struct wl_client *client, struct wl_resource *resource)
+{
+	(void)client;
+	const struct wm_base_state *state = wl_resource_get_user_data(resource);
+	if (state->xdg_surfaces) {
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_DEFUNCT_SURFACES,
+		                       "destroyed before its %u xdg_surface(s)", state->xdg_surfaces);
+		return;
+	}
+	wl_resource_destroy(resource);
+}
+
 static const struct xdg_wm_base_interface wm_base_impl = {
-	.destroy = compositor_destroy_request,
+	.destroy = destroy_wm_base,
 	.create_positioner = create_positioner,
 	.get_xdg_surface = get_xdg_surface,
 	.pong = pong,
 };
 
+static void wm_base_gone(struct wl_resource *resource)
+{
+	free(wl_resource_get_user_data(resource));
+}
+
 static void bind_wm_base(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &xdg_wm_base_interface, (int)version, id);
+	(void)data;
+	struct wm_base_state *state = calloc(1, sizeof(*state));
+	struct wl_resource *resource =
+	        state ? wl_resource_create(client, &xdg_wm_base_interface, (int)version, id) : NULL;
 	if (!resource) {
+		free(state);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(resource, &wm_base_impl, data, NULL);
+	wl_resource_set_implementation(resource, &wm_base_impl, state, wm_base_gone);
 }
 
 bool xdg_shell_global_create(struct compositor *compositor)

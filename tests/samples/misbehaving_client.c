@@ -18,6 +18,7 @@
  *                        made inert, no error, and the connection goes on
  *   xdg-surface-first    an xdg_surface destroyed before its toplevel: defunct_role_object
  *   commit-flood         frame callbacks asked for 64 at a time, each batch committed: no_memory
+ *   wm-base-first        an xdg_wm_base destroyed before its xdg_surface: defunct_surfaces
  *   role-switch          a toplevel's wl_surface asked to be a popup through a new xdg_surface:
  *                        xdg_wm_base's role error
  *   huge-shm             a 16384x16384 wl_shm buffer on a sparse pool: refused without an error,
@@ -371,6 +372,13 @@ int main(int argc, char **argv)
 				break;
 		}
 		return expect_error(&g, mode, &wl_display_interface, WL_DISPLAY_ERROR_NO_MEMORY);
+	}
+	if (strcmp(mode, "wm-base-first") == 0) {
+		make_window(&g, true);
+		/* xdg_wm_base.destroy, its proxy kept so the error names it. */
+		wl_proxy_marshal_flags((struct wl_proxy *)g.wm_base, XDG_WM_BASE_DESTROY, NULL,
+		                       wl_proxy_get_version((struct wl_proxy *)g.wm_base), 0);
+		return expect_error(&g, mode, &xdg_wm_base_interface, XDG_WM_BASE_ERROR_DEFUNCT_SURFACES);
 	}
 	if (strcmp(mode, "role-switch") == 0) {
 		make_window(&g, true);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest: uda-compositor meets fifteen Wayland clients that break the rules
+# ctest: uda-compositor meets sixteen Wayland clients that break the rules
 # (or walk along their edge), one way each (misbehaving_client.c), then a
 # good one. Each bad one must get the protocol's answer (or lose its
 # connection; the edge walker keeps it) while the compositor
@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 export XDG_RUNTIME_DIR=$work WAYLAND_DISPLAY=wayland-misbehaving
 modes=(garbage-metadata small-fd unconfigured-buffer shrunk-pool flood malformed bad-dmabuf params-flood gone-mid-frame
-	stall role-outlives-surface xdg-surface-first role-switch commit-flood huge-shm)
+	stall role-outlives-surface xdg-surface-first wm-base-first role-switch commit-flood huge-shm)
 "${on_driver[@]}" "$compositor" --socket $WAYLAND_DISPLAY --output "$work" --save none >"$work/compositor.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -S $work/$WAYLAND_DISPLAY ]] && break; sleep 0.1; done
