@@ -17,11 +17,18 @@ struct uda_gbm_gem_handle {
 
 int uda_gbm_gem_handle_get(struct uda_gbm_device *device, int dma_buf_fd, uint32_t *out_handle)
 {
-	uint32_t handle;
-	if (drmPrimeFDToHandle(device->base.v0.fd, dma_buf_fd, &handle) != 0)
-		return errno ? errno : EINVAL;
-	int error = 0;
+	/* The kernel's answer and the count go together under the lock: a
+	 * handle another thread's last put closes between them would be
+	 * counted here as live, and the kernel may then give its number to
+	 * another buffer. */
 	pthread_mutex_lock(&device->lock);
+	uint32_t handle;
+	if (drmPrimeFDToHandle(device->base.v0.fd, dma_buf_fd, &handle) != 0) {
+		const int error = errno ? errno : EINVAL;
+		pthread_mutex_unlock(&device->lock);
+		return error;
+	}
+	int error = 0;
 	uint32_t i = 0;
 	while (i < device->gem_handle_count && device->gem_handles[i].handle != handle)
 		i++;

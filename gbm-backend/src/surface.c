@@ -188,8 +188,12 @@ struct gbm_bo *uda_gbm_surface_lock_front_buffer(struct gbm_surface *gbm_surface
 void uda_gbm_surface_release_buffer(struct gbm_surface *gbm_surface, struct gbm_bo *gbm_bo)
 {
 	struct uda_gbm_surface *surface = surface_from(gbm_surface);
-	struct uda_gbm_bo *bo = gbm_bo ? uda_gbm_bo_from(gbm_bo) : NULL;
-	if (!bo || bo->surface != surface || !bo->locked)
+	/* libgbm does not check that the BO is of this device: another
+	 * backend's is no uda_gbm_bo, and is not read as one. */
+	if (!gbm_bo || gbm_bo->gbm != gbm_surface->gbm)
+		return;
+	struct uda_gbm_bo *bo = uda_gbm_bo_from(gbm_bo);
+	if (bo->surface != surface || !bo->locked)
 		return;
 	bo->locked = false;
 	surface->locked_count--;
